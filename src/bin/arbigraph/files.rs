@@ -1,0 +1,35 @@
+//! File and exit-code plumbing shared by the subcommands: read JSON with located errors, write outputs, report.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Exit code for bad usage or bad input.
+pub const USAGE: u8 = 2;
+
+/// Prints `error: <message>` to stderr and returns exit code 2.
+pub fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(USAGE)
+}
+
+/// The message and exit code of a subcommand that is not built yet.
+pub fn not_yet(command: &str) -> ExitCode {
+    eprintln!("error: `arbigraph {command}` is not implemented yet in this version");
+    ExitCode::from(USAGE)
+}
+
+/// Reads a file as text, naming the file in the error.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Reads and parses a JSON file; parse errors carry the file, line and column.
+pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = read_text(path)?;
+    serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: malformed JSON: {e}", path.display(), e.line(), e.column()))
+}
+
+/// Writes text to a file, naming the file in the error.
+pub fn write_text(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

@@ -1,0 +1,70 @@
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, render, inspect, bench).
+//!
+//! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
+//! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod bench;
+#[cfg(not(target_arch = "wasm32"))]
+mod eval;
+#[cfg(not(target_arch = "wasm32"))]
+mod files;
+#[cfg(not(target_arch = "wasm32"))]
+mod generate;
+#[cfg(not(target_arch = "wasm32"))]
+mod grade;
+#[cfg(not(target_arch = "wasm32"))]
+mod inspect;
+#[cfg(not(target_arch = "wasm32"))]
+mod render;
+#[cfg(not(target_arch = "wasm32"))]
+mod solve;
+#[cfg(not(target_arch = "wasm32"))]
+mod trace;
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    use clap::Parser;
+
+    /// ArbiGraph: verifiable task-graph benchmarks for the context management of LLM agents.
+    #[derive(Parser)]
+    #[command(name = "arbigraph", version, about)]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(clap::Subcommand)]
+    enum Command {
+        /// Generate a dataset for a topology (baseline, forgetting, chain, multichain, custom DAG).
+        Generate(generate::Args),
+        /// Evaluate one math operator on a raw input, exactly as inside a graph.
+        Solve(solve::Args),
+        /// Run Python functions with the built-in interpreter.
+        Trace(trace::Args),
+        /// Re-grade a results file and print the metrics.
+        Grade(grade::Args),
+        /// Run an agent over a dataset against an OpenAI-compatible endpoint.
+        Eval(eval::Args),
+        /// Draw a custom task graph as SVG or DOT.
+        Render(render::Args),
+        /// Describe a dataset or results file and report schema problems.
+        Inspect(inspect::Args),
+        /// Measure generation throughput.
+        Bench(bench::Args),
+    }
+
+    match Cli::parse().command {
+        Command::Generate(args) => generate::run(args),
+        Command::Solve(args) => solve::run(args),
+        Command::Trace(args) => trace::run(args),
+        Command::Grade(args) => grade::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Render(args) => render::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Bench(args) => bench::run(args),
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}

@@ -1,0 +1,1 @@
+//! dataset (being written).

@@ -1,0 +1,1 @@
+//! python (being written).

@@ -1,0 +1,1 @@
+//! Task-graph rendering to DOT and SVG (being written).

@@ -1,0 +1,141 @@
+//! Task families and the contract every task implements: a typed node that turns a raw incoming value into a
+//! prompt block and an exact ground truth.
+//!
+//! Families: `math` (the reference's 40 operators), `gsm` (our own word-problem templates) and `python`
+//! (tracing functions run by our interpreter). Each family exposes `all()`, an explicit list in `task_id` order;
+//! `registry::builtin()` gathers them and rejects duplicate keys.
+
+pub mod gsm;
+pub mod math;
+pub mod python_trace;
+pub mod registry;
+
+use std::fmt;
+
+use super::adapter::AdaptError;
+use super::prompt::Prompt;
+use super::rng::InstanceRng;
+use super::value::{Kind, Value};
+
+/// A task family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    Math,
+    Gsm,
+    Python,
+}
+
+impl Family {
+    /// All families, in the order the UI lists them.
+    pub const ALL: [Family; 3] = [Family::Math, Family::Gsm, Family::Python];
+
+    /// The reference's spelling (`math`, `gsm`, `python`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Math => "math",
+            Family::Gsm => "gsm",
+            Family::Python => "python",
+        }
+    }
+
+    /// Parses the reference's spellings, including the multichain short forms (`m`, `g`, `p`, `py`).
+    pub fn parse(text: &str) -> Option<Family> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "m" | "math" => Some(Family::Math),
+            "g" | "gsm" => Some(Family::Gsm),
+            "p" | "py" | "python" => Some(Family::Python),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Typed metadata of a task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskInfo {
+    /// Stable id, `family.name` (`math.ConvolutionTask`); appears in our files, never renamed.
+    pub key: String,
+    pub family: Family,
+    /// The reference's `task_id`: position in the family's sorted list.
+    pub task_id: u32,
+    /// The reference's `task_name` (`ConvolutionTask`, `GSM_0007.json`, a Python function name).
+    pub name: String,
+    /// Accepted input kinds, in preference order (never empty).
+    pub input_kinds: Vec<Kind>,
+    pub output_kind: Kind,
+    /// One line for people browsing the registry.
+    pub description: String,
+}
+
+impl TaskInfo {
+    /// The kind the task takes when generated on its own (baseline, chain): the first accepted kind.
+    pub fn primary_input_kind(&self) -> Kind {
+        self.input_kinds[0]
+    }
+
+    /// True if the task accepts an input of `kind`.
+    pub fn accepts(&self, kind: Kind) -> bool {
+        self.input_kinds.contains(&kind)
+    }
+}
+
+/// Where a task sits in a prompt and what it receives.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskContext<'a> {
+    /// The 1-based task number `N` (position in the prompt).
+    pub number: usize,
+    /// How the prompt names the incoming value (`task_1_input`, `task_3_out`, `task_5_input`).
+    pub input_name: &'a str,
+    /// The raw incoming value (before the task's adapter).
+    pub input: &'a Value,
+    /// Python only: force this output kind (multichain, custom DAG).
+    pub output_kind: Option<Kind>,
+}
+
+/// A static value a task shows in the prompt's initial conditions (`task_N_<param>_static = <repr>`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticInput {
+    /// The parameter's name in the source (`capacity`).
+    pub param: String,
+    pub value: Value,
+}
+
+/// One instantiated task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskInstance {
+    /// The block that starts with `Task N:` and ends by naming `task_N_out`.
+    pub body: Prompt,
+    /// The exact ground truth.
+    pub output: Value,
+    /// Values to list among the initial conditions (Python's non-chained parameters), in parameter order.
+    pub statics: Vec<StaticInput>,
+    /// GSM: the template index used (the reference records it on GSM stages).
+    pub template_index: Option<u32>,
+}
+
+/// Why a task could not be instantiated on a given input. The caller resamples.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TaskError {
+    #[error(transparent)]
+    Adapt(#[from] AdaptError),
+    #[error("the task does not accept a {0} input")]
+    UnsupportedKind(Kind),
+    #[error("computation failed: {0}")]
+    Compute(String),
+    #[error("no acceptable instance after {attempts} attempts")]
+    Exhausted { attempts: u32 },
+}
+
+/// The contract of a task.
+pub trait Task {
+    /// Metadata; `info().key` is unique in a registry.
+    fn info(&self) -> &TaskInfo;
+
+    /// Builds the prompt block and ground truth for one input. Pure given `rng`'s state.
+    fn instantiate(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<TaskInstance, TaskError>;
+}

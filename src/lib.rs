@@ -1,0 +1,13 @@
+//! ArbiGraph Studio: verifiable task-graph benchmarks for the context management of LLM agents.
+//!
+//! Reading order: `engine` (everything that runs without a browser: tasks, graphs, generation,
+//! the agent loop and the grader), then `web` (browser adapters) and `ui` (thin Leptos components).
+//! `web` and `ui` exist only on wasm32; the engine is compiled unchanged for both targets.
+
+pub mod engine;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
