@@ -1,1 +1,127 @@
-//! graph (being written).
+//! Custom task graphs: the model behind the designer and `--topology custom`, read from and written to the
+//! reference's NetworkX node-link JSON, edited through one function, and validated with every problem located.
+//!
+//! A graph has task nodes (a family, optionally a pinned `task_id`, declared kinds) and adapter nodes (`pick`
+//! takes element `index` of a list; `pack` recombines several scalars into a 10-element list). `validate` turns a
+//! `TaskGraph` into a `ValidGraph` (topological numbering, resolved kinds) or into the full list of issues.
+
+mod edit;
+mod node_link;
+mod validate;
+
+pub use edit::{EditError, GraphEdit};
+pub use node_link::{from_json, from_json_str, to_json, ParseGraphError};
+pub use validate::{GraphIssue, Severity, ValidGraph};
+
+use crate::engine::tasks::Family;
+use crate::engine::value::Kind;
+
+/// A node id as written in the file (`task_1`, `adapter_3`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub String);
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a node is. Fields keep what the file said, even when invalid, so validation can report it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Task(TaskNode),
+    /// Takes element `index` of its list input.
+    Pick { index: i64 },
+    /// Packs its scalar inputs (ordered by edge `slot`) into a 10-element list.
+    Pack,
+    /// An adapter whose `op` is not `pick` or `pack`, or a node whose `kind` is unknown.
+    Unknown { kind: String, op: Option<String> },
+}
+
+/// A task node.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TaskNode {
+    /// The family as written (`math`, `gsm`, `python`); validated later.
+    pub family: String,
+    /// Pins one task of the family.
+    pub task_id: Option<i64>,
+    /// Declared kinds as written (`scalar`, `list`); required for non-target nodes.
+    pub input_kind: Option<String>,
+    pub output_kind: Option<String>,
+}
+
+impl TaskNode {
+    /// The family, if valid.
+    pub fn family(&self) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.as_str() == self.family)
+    }
+
+    /// The declared input kind, if present and valid.
+    pub fn input_kind(&self) -> Option<Kind> {
+        self.input_kind.as_deref().and_then(Kind::parse)
+    }
+
+    /// The declared output kind, if present and valid.
+    pub fn output_kind(&self) -> Option<Kind> {
+        self.output_kind.as_deref().and_then(Kind::parse)
+    }
+}
+
+/// A node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub id: NodeId,
+    pub kind: NodeKind,
+    /// Designer position, kept in our files (`x`, `y`), ignored by the reference.
+    pub position: Option<(f64, f64)>,
+}
+
+/// A directed edge; `slot` orders the inputs of a `pack` adapter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edge {
+    pub source: NodeId,
+    pub destination: NodeId,
+    pub slot: Option<i64>,
+}
+
+/// A task graph as drawn or loaded: possibly invalid.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TaskGraph {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    /// The graded node.
+    pub target: Option<NodeId>,
+    /// The file's `directed` flag (must be true).
+    pub directed: bool,
+    /// The file's `multigraph` flag (must be false).
+    pub multigraph: bool,
+}
+
+impl TaskGraph {
+    /// An empty, directed graph.
+    pub fn new() -> TaskGraph {
+        TaskGraph { directed: true, ..TaskGraph::default() }
+    }
+
+    /// The node with `id`.
+    pub fn node(&self, id: &NodeId) -> Option<&Node> {
+        self.nodes.iter().find(|n| &n.id == id)
+    }
+
+    /// Index of the node with `id`.
+    pub fn index_of(&self, id: &NodeId) -> Option<usize> {
+        self.nodes.iter().position(|n| &n.id == id)
+    }
+
+    /// A fresh id with the given prefix (`task_7`).
+    pub fn fresh_id(&self, prefix: &str) -> NodeId {
+        let mut n = self.nodes.len() + 1;
+        loop {
+            let id = NodeId(format!("{prefix}_{n}"));
+            if self.node(&id).is_none() {
+                return id;
+            }
+            n += 1;
+        }
+    }
+}

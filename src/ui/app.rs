@@ -1,0 +1,50 @@
+//! The app shell: header navigation, hash routing and the page for the current route.
+
+use leptos::prelude::*;
+
+use super::pages::{AboutPage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
+use super::route::Route;
+
+fn current_hash() -> String {
+    window().location().hash().unwrap_or_default()
+}
+
+/// The root component.
+#[component]
+pub fn App() -> impl IntoView {
+    let route = RwSignal::new(Route::from_hash(&current_hash()));
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| route.set(Route::from_hash(&current_hash())));
+    on_cleanup(move || listener.remove());
+
+    let nav_links = Route::ALL
+        .into_iter()
+        .map(|r| {
+            view! {
+                <a
+                    href=format!("#{}", r.path())
+                    class="app-nav-link"
+                    class:app-nav-link--active=move || route.get() == r
+                    id=format!("nav-{}", r.path().trim_start_matches('/'))
+                >
+                    {r.label()}
+                </a>
+            }
+        })
+        .collect_view();
+
+    view! {
+        <header class="app-header">
+            <a class="app-brand" href="#/about">"ArbiGraph Studio"</a>
+            <nav class="app-nav">{nav_links}</nav>
+        </header>
+        <main class="app-main" id="app-main">
+            {move || match route.get() {
+                Route::Design => view! { <DesignPage/> }.into_any(),
+                Route::Generate => view! { <GeneratePage/> }.into_any(),
+                Route::Evaluate => view! { <EvaluatePage/> }.into_any(),
+                Route::Results => view! { <ResultsPage/> }.into_any(),
+                Route::About => view! { <AboutPage/> }.into_any(),
+            }}
+        </main>
+    }
+}

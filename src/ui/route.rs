@@ -1,0 +1,52 @@
+//! Hash routing (`#/design`, `#/generate`, …): works on any static host, under any sub-path, with deep links
+//! and without a server-side fallback.
+
+/// The app's areas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Design,
+    Generate,
+    Evaluate,
+    Results,
+    About,
+}
+
+impl Route {
+    /// Every route, in navigation order.
+    pub const ALL: [Route; 5] = [Route::Design, Route::Generate, Route::Evaluate, Route::Results, Route::About];
+
+    /// The path after `#`.
+    pub fn path(self) -> &'static str {
+        match self {
+            Route::Design => "/design",
+            Route::Generate => "/generate",
+            Route::Evaluate => "/evaluate",
+            Route::Results => "/results",
+            Route::About => "/about",
+        }
+    }
+
+    /// The navigation label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Route::Design => "Design",
+            Route::Generate => "Generate & browse",
+            Route::Evaluate => "Evaluate",
+            Route::Results => "Results",
+            Route::About => "About",
+        }
+    }
+
+    /// Parses a location hash (`#/design?x=1`); unknown or empty hashes go to Design.
+    pub fn from_hash(hash: &str) -> Route {
+        let path = hash.trim_start_matches('#');
+        let path = path.split(['?', '&']).next().unwrap_or("");
+        let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
+        Route::ALL.into_iter().find(|r| r.path().trim_start_matches('/') == first).unwrap_or(Route::Design)
+    }
+}
+
+/// The query part of a hash (`#/generate?seed=3&i=2` → `seed=3&i=2`).
+pub fn hash_query(hash: &str) -> &str {
+    hash.split_once('?').map(|(_, q)| q).unwrap_or("")
+}

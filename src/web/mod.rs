@@ -1,0 +1,1 @@
+//! Browser adapters: the only place that talks to web APIs (storage, downloads, fetch).
