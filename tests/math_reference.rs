@@ -196,6 +196,28 @@ fn solve_reproduces_every_math_ground_truth_in_the_reference_samples() {
 }
 
 #[test]
+fn forgetting_distractors_accept_their_printed_parameters() {
+    // Distractor blocks store no ground truth, but their printed parameters must fit our shapes for the stored
+    // input (e.g. MatrixMul's M2 is cols x rows of the raw-length shape).
+    let path = samples_dir().join("math_forgetting.sample.json");
+    let data: Json = serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+    let mut checked = 0;
+    for sample in data["samples"].as_array().expect("samples") {
+        let prompt = sample["prompt"].as_str().expect("prompt");
+        for distractor in sample["forgetting"]["distractors"].as_array().expect("distractors") {
+            let name = distractor["task_name"].as_str().expect("task_name");
+            let number = distractor["task_number"].as_u64().expect("task_number");
+            let params = printed_params(prompt, name, number);
+            let raw = Value::from_json(&distractor["chain_input"]).expect("raw input");
+            let result = math::solve(name, &raw, &params);
+            assert!(result.is_ok(), "{name} (task {number}): {result:?}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6);
+}
+
+#[test]
 fn the_divisor_parser_reads_sympy_expressions() {
     let terms = parse_poly("x**10 + 4*x**9 - 2*x**7 - x + 5");
     let expected: HashMap<u32, i64> = [(10, 1), (9, 4), (7, -2), (1, -1), (0, 5)].into_iter().collect();

@@ -140,8 +140,11 @@ impl Input {
 /// An adapted input: the items (one item for scalar ops) and, for matrix ops, the shape from the raw length.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Adapted {
+    /// The adapted elements (one for scalar ops).
     pub items: Vec<Number>,
+    /// Matrix rows from the raw length (1 for non-matrix ops).
     pub rows: usize,
+    /// Matrix columns from the raw length (1 for non-matrix ops).
     pub cols: usize,
 }
 
@@ -276,12 +279,17 @@ pub(crate) type Describe = fn(&mut Body<'_>, &Adapted, &Params);
 pub(crate) struct OpSpec {
     /// The reference's class name (`task_name`).
     pub name: &'static str,
+    /// The adapter, which also fixes the input kind and the local name.
     pub input: Input,
+    /// The output kind.
     pub output: Kind,
+    /// The static parameters drawn after adapting.
     pub params: ParamSpec,
     /// One line for the registry.
     pub summary: &'static str,
+    /// The exact solver.
     pub compute: Compute,
+    /// The prompt body after the adapter sentences.
     pub describe: Describe,
 }
 
@@ -439,6 +447,7 @@ mod tests {
                     let mut again_rng = InstanceRng::for_instance(seed, &[7, attempt]);
                     assert_eq!(task.instantiate(&ctx, &mut again_rng).as_ref(), Ok(&instance), "{} not deterministic", info.name);
                     assert_eq!(instance.output.kind(), info.output_kind, "{}", info.name);
+                    assert_eq!(Value::from_json(&instance.output.to_json()).as_ref(), Ok(&instance.output), "{} JSON round trip", info.name);
                     let text = instance.body.text();
                     let out = format!("task_{number}_out");
                     assert!(text.starts_with(&format!("Task {number}:\n")), "{}: {text}", info.name);
@@ -471,6 +480,24 @@ mod tests {
         assert!(values[0].starts_with("Matrix([["), "{values:?}");
         let m2: serde_json::Value = serde_json::from_str(&values[0]["Matrix(".len()..values[0].len() - 1]).unwrap();
         assert_eq!(solve("KroneckerProductTask", &input, &serde_json::json!({ "M2": m2 })), Ok(instance.output));
+    }
+
+    #[test]
+    fn extreme_raw_inputs_give_values_or_typed_errors() {
+        use Number::{Float, Int};
+        let scalars = [Int(i64::MIN), Int(i64::MAX), Int(0), Float(-0.5), Float(1e300), Float(-1e300), Float(f64::NAN), Float(f64::INFINITY)];
+        let mut lists: Vec<Vec<Number>> = vec![vec![Int(0)], vec![Int(i64::MIN), Int(i64::MAX)], vec![Float(99.5); 3], vec![Float(f64::NAN)]];
+        lists.extend([5, 7, 9, 17, 144, 1000].map(|n| (0..n).map(|i| Int(i * 37 - 500)).collect()));
+        for task in all() {
+            for (i, raw) in scalars.iter().map(|&x| Value::Scalar(x)).chain(lists.iter().cloned().map(Value::List)).enumerate() {
+                let ctx = TaskContext { number: 2, input_name: "task_1_out", input: &raw, output_kind: None };
+                match task.instantiate(&ctx, &mut InstanceRng::from_seed(i as u64)) {
+                    Ok(instance) => assert_eq!(instance.output.kind(), task.info().output_kind),
+                    Err(TaskError::UnsupportedKind(_) | TaskError::Adapt(_) | TaskError::Compute(_)) => {}
+                    Err(other) => panic!("{}: unexpected error {other}", task.info().name),
+                }
+            }
+        }
     }
 
     #[test]

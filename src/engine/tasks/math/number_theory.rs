@@ -15,7 +15,7 @@ pub(crate) fn is_prime(n: u64) -> bool {
     }
     let mut d = 2;
     while d * d <= n {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             return false;
         }
         d += 1;
@@ -50,9 +50,9 @@ pub(crate) fn factorize(mut n: u64) -> Vec<(u64, u32)> {
     let mut out = Vec::new();
     let mut p = 2;
     while p * p <= n {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             let mut e = 0;
-            while n % p == 0 {
+            while n.is_multiple_of(p) {
                 n /= p;
                 e += 1;
             }
@@ -89,7 +89,7 @@ pub(crate) fn divisor_count(n: u64) -> u64 {
 
 /// The sum of the `k`-th powers of the positive divisors of `n ≥ 1`.
 pub(crate) fn divisor_sigma(n: u64, k: u32) -> u64 {
-    (1..=n).filter(|d| n % d == 0).map(|d| d.pow(k)).sum()
+    (1..=n).filter(|&d| n.is_multiple_of(d)).map(|d| d.pow(k)).sum()
 }
 
 /// `base^exp mod m` (`m ≥ 1`).

@@ -33,7 +33,9 @@ pub struct OpSignature {
     pub name: &'static str,
     /// The reference's `task_id`.
     pub task_id: u32,
+    /// The input kind the operator takes.
     pub input: Kind,
+    /// The output kind it produces.
     pub output: Kind,
     /// The static parameter's name (`seq2`, `M2`, `x0`), if any.
     pub param: Option<&'static str>,
