@@ -220,6 +220,22 @@ mod tests {
         let m2 = Params::M2(vec![vec![1; 4]; 3]);
         assert_eq!(run(&KRONECKER, &[1; 10], m2).map(|v| v.as_numbers().len()), Ok(144));
         assert!(matches!(run(&KRONECKER, &[1; 10], Params::M2(vec![vec![1; 3]; 4])), Err(MathError::ParamShape { .. })));
+        // A 144-element raw list (a previous Kronecker output) gives a 4x4 shape of 10 values + 6 zeros → 256 outputs;
+        // M1[0][0] = 1 starts the list and the last block (M1[3][3] = 0, a padding zero) is all zeros.
+        let raw: Vec<i64> = (1..=144).collect();
+        let out = run(&KRONECKER, &raw, Params::M2(vec![vec![1; 4]; 4])).unwrap();
+        assert_eq!(out.as_numbers().len(), 256);
+        assert_eq!(out.as_numbers()[0], Number::Int(1));
+        assert_eq!(out.as_numbers()[255], Number::Int(0));
+    }
+
+    #[test]
+    fn matrix_mul_prompt_omits_the_rounding_clause() {
+        let mut prompt = crate::engine::prompt::Prompt::new();
+        let Input::Rect(adapter) = MATRIX_MUL.input else { panic!("MatrixMul reshapes a rectangle") };
+        adapter.describe(&mut prompt, "list_1", "task_1_input");
+        assert!(!prompt.text().contains("round"), "{}", prompt.text());
+        assert!(prompt.text().contains("keeping its original sign"), "{}", prompt.text());
     }
 
     #[test]
