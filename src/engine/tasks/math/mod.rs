@@ -108,25 +108,14 @@ impl Input {
 
     /// Applies the adapter to a raw value.
     pub(crate) fn adapt(self, raw: &Value) -> Result<Adapted, AdaptError> {
-        match (self, raw) {
-            (Input::Scalar(adapter), _) => {
-                let x = adapter.apply_value(raw)?;
-                Ok(Adapted { items: vec![x], rows: 1, cols: 1 })
-            }
-            (Input::Seq(adapter) | Input::Points(adapter), _) => {
-                Ok(Adapted { items: adapter.apply_value(raw)?, rows: 1, cols: 1 })
-            }
-            (Input::Rect(adapter), _) => {
-                let items = adapter.apply_value(raw)?;
-                let (rows, cols) = matrix_rect(raw.as_numbers().len());
-                Ok(Adapted { items, rows, cols })
-            }
-            (Input::Square(adapter), _) => {
-                let items = adapter.apply_value(raw)?;
-                let d = matrix_square(raw.as_numbers().len());
-                Ok(Adapted { items, rows: d, cols: d })
-            }
-        }
+        let raw_len = raw.as_numbers().len();
+        let (items, (rows, cols)) = match self {
+            Input::Scalar(adapter) => (vec![adapter.apply_value(raw)?], (1, 1)),
+            Input::Seq(adapter) | Input::Points(adapter) => (adapter.apply_value(raw)?, (1, 1)),
+            Input::Rect(adapter) => (adapter.apply_value(raw)?, matrix_rect(raw_len)),
+            Input::Square(adapter) => (adapter.apply_value(raw)?, (matrix_square(raw_len), matrix_square(raw_len))),
+        };
+        Ok(Adapted { items, rows, cols })
     }
 
     fn describe(self, prompt: &mut Prompt, local: &str, source: &str) {
