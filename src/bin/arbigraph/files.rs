@@ -33,3 +33,39 @@ pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
 pub fn write_text(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
+
+/// A progress bar on stderr, drawn only when stderr is a terminal (logs stay clean).
+pub struct Progress {
+    label: &'static str,
+    enabled: bool,
+    last_percent: Option<usize>,
+}
+
+impl Progress {
+    /// A bar with a label.
+    pub fn new(label: &'static str) -> Progress {
+        use std::io::IsTerminal;
+        Progress { label, enabled: std::io::stderr().is_terminal(), last_percent: None }
+    }
+
+    /// Redraws when the percentage changes.
+    pub fn update(&mut self, done: usize, total: usize) {
+        if !self.enabled || total == 0 {
+            return;
+        }
+        let percent = done * 100 / total;
+        if self.last_percent == Some(percent) {
+            return;
+        }
+        self.last_percent = Some(percent);
+        let filled = percent * 30 / 100;
+        eprint!("\r{} [{}{}] {done}/{total} ({percent}%)", self.label, "#".repeat(filled), " ".repeat(30 - filled));
+    }
+
+    /// Ends the bar's line.
+    pub fn finish(&mut self) {
+        if self.enabled && self.last_percent.is_some() {
+            eprintln!();
+        }
+    }
+}

@@ -1,17 +1,150 @@
-//! `arbigraph generate` (not implemented yet).
+//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use arbigraph_studio::engine::dataset::{self, RunInfo};
+use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, Topology};
+use arbigraph_studio::engine::graph::{self, ValidGraph};
+use arbigraph_studio::engine::tasks::registry::builtin;
+use arbigraph_studio::engine::tasks::Family;
+
+use super::files::{fail, read_text, write_text, Progress};
 
 /// Arguments of `arbigraph generate`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Accepted and ignored until the command exists.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    rest: Vec<String>,
+    /// baseline, forgetting, chain, multichain or custom.
+    #[arg(long, default_value = "baseline")]
+    topology: String,
+    /// The custom graph (node-link JSON), for `--topology custom`.
+    #[arg(long)]
+    graph: Option<PathBuf>,
+    /// Multichain structure, e.g. `m,m,[m,m],[m,m],m,m` (default: that shape in the chosen family).
+    #[arg(long)]
+    structure: Option<String>,
+    /// math, gsm, python or mixed (all three).
+    #[arg(long, default_value = "math")]
+    family: String,
+    /// Samples per target task.
+    #[arg(long, default_value_t = 16)]
+    samples_per_target: u32,
+    /// Run seed: the output is a pure function of the arguments.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Chain length (the target included).
+    #[arg(long, default_value_t = 4)]
+    length: usize,
+    /// Forgetting: number of distractor tasks before the target.
+    #[arg(long, default_value_t = 3)]
+    distractors: usize,
+    /// Attempts per sample before giving up.
+    #[arg(long, default_value_t = 100)]
+    max_attempts: u32,
+    /// Only these targets (task key like `math.ConvolutionTask` or task name); repeatable.
+    #[arg(long = "target")]
+    targets: Vec<String>,
+    /// `summary.creation_time`: `now`, an ISO timestamp, or omitted (null) for byte-identical reruns.
+    #[arg(long)]
+    creation_time: Option<String>,
+    /// Output file: `.json` (reference layout) or `.jsonl` (one instance per line); `-` for stdout JSON.
+    #[arg(short, long)]
+    output: PathBuf,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
-    let _ = args.rest;
-    super::files::not_yet("generate")
+    match build(&args) {
+        Ok(code) => code,
+        Err(message) => fail(message),
+    }
+}
+
+fn build(args: &Args) -> Result<ExitCode, String> {
+    let registry = builtin();
+    let families: Vec<Family> = match args.family.as_str() {
+        "mixed" => Family::ALL.to_vec(),
+        other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}` (math, gsm, python or mixed)"))?],
+    };
+    let mut graph_path = None;
+    let topology = match args.topology.as_str() {
+        "baseline" => Topology::Baseline,
+        "forgetting" => Topology::Forgetting { distractors: args.distractors },
+        "chain" => Topology::Chain { length: args.length },
+        "multichain" => {
+            let default = {
+                let f = &families[0].as_str()[..1];
+                format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}")
+            };
+            let text = args.structure.clone().unwrap_or(default);
+            Topology::Multichain(parse_structure(&text).map_err(|e| format!("--structure {text:?}: {e}"))?)
+        }
+        "custom" => {
+            let path = args.graph.as_ref().ok_or("--topology custom needs --graph FILE")?;
+            let text = read_text(path)?;
+            let parsed = graph::from_json_str(&text).map_err(|errors| {
+                let lines: Vec<String> = errors.iter().map(|e| format!("  {}: {e}", path.display())).collect();
+                format!("{} is not a valid graph file:\n{}", path.display(), lines.join("\n"))
+            })?;
+            let valid = ValidGraph::new(parsed, &registry).map_err(|issues| {
+                let lines: Vec<String> = issues.iter().map(|i| format!("  {i}")).collect();
+                format!("{} has {} problem(s):\n{}", path.display(), issues.len(), lines.join("\n"))
+            })?;
+            graph_path = Some(path.display().to_string());
+            Topology::Custom(Box::new(valid))
+        }
+        other => return Err(format!("unknown topology `{other}` (baseline, forgetting, chain, multichain or custom)")),
+    };
+    let config = GenerateConfig {
+        topology,
+        families,
+        samples_per_target: args.samples_per_target,
+        seed: args.seed,
+        max_attempts: args.max_attempts,
+        only_targets: args.targets.clone(),
+    };
+    let total_hint = generate::targets(&config, &registry).map_err(|e| e.to_string())?.len() * args.samples_per_target as usize;
+    if total_hint > 10_000_000 {
+        return Err(format!("{total_hint} samples requested; at most 10,000,000 per run"));
+    }
+    let mut progress = Progress::new("generating");
+    let samples = generate::generate(&config, &registry, &mut |done, total| progress.update(done, total)).map_err(|e| e.to_string())?;
+    progress.finish();
+    let creation_time = match args.creation_time.as_deref() {
+        Some("now") => Some(now_iso()),
+        other => other.map(str::to_string),
+    };
+    let run = RunInfo { creation_time, graph_path, generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")) };
+    let text = if args.output.extension().is_some_and(|e| e == "jsonl") {
+        dataset::to_jsonl(&config, &samples)
+    } else {
+        let mut text = dataset::to_pretty_string(&dataset::to_json(&config, &samples, &run));
+        text.push('\n');
+        text
+    };
+    if args.output.as_os_str() == "-" {
+        print!("{text}");
+    } else {
+        write_text(&args.output, &text)?;
+        eprintln!("wrote {} samples to {}", samples.len(), args.output.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SS` (the CLI is the only place that reads the clock).
+fn now_iso() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil-from-days (proleptic Gregorian), after Howard Hinnant's algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
 }

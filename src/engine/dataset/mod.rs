@@ -1,1 +1,282 @@
-//! dataset (being written).
+//! Dataset files in the reference's JSON layout (`summary` + `samples`, field names of spec §9), our JSONL
+//! export, the reference's pretty-printing, and inspection of any dataset or results file.
+//!
+//! Our additions are additive: `schema_version`, `generator`, `topology`, `family` and `task_key` fields, and
+//! per-stage ground truths where the reference has none (forgetting). Reference files load unchanged.
+
+mod inspect;
+mod pretty;
+
+pub use inspect::{inspect, FileKind, Inspection};
+pub use pretty::to_pretty_string;
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::engine::generate::{GenerateConfig, Sample, SampleShape, Stage, Topology};
+use crate::engine::tasks::Family;
+
+/// Version of our additive fields.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Run-level facts the engine cannot know (the caller's clock, the graph's path).
+#[derive(Clone, Debug, Default)]
+pub struct RunInfo {
+    /// ISO timestamp; `None` keeps files byte-identical across runs (written as `null`).
+    pub creation_time: Option<String>,
+    /// Where a custom graph was read from.
+    pub graph_path: Option<String>,
+    /// The generator's name and version.
+    pub generator: String,
+}
+
+/// The reference's `mode` for a run.
+pub fn mode(config: &GenerateConfig) -> String {
+    let fam = family_label(&config.families);
+    match &config.topology {
+        Topology::Baseline => fam,
+        Topology::Forgetting { .. } => format!("{fam}_forgetting"),
+        Topology::Chain { .. } => format!("{fam}_chain"),
+        Topology::Multichain(_) => "multi_chain".into(),
+        Topology::Custom(_) => "custom_dag".into(),
+    }
+}
+
+fn family_label(families: &[Family]) -> String {
+    match families {
+        [one] => one.as_str().to_string(),
+        _ => "mixed".into(),
+    }
+}
+
+/// The whole dataset as reference-layout JSON.
+pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Json {
+    let num_targets = samples.iter().map(|s| s.target_index).max().map(|m| m + 1).unwrap_or(0);
+    let mut summary = Map::new();
+    summary.insert("creation_time".into(), run.creation_time.clone().map(Json::String).unwrap_or(Json::Null));
+    summary.insert("mode".into(), json!(mode(config)));
+    summary.insert("num_tasks".into(), json!(num_targets));
+    summary.insert("num_samples_per_task".into(), json!(config.samples_per_target));
+    summary.insert("num_samples".into(), json!(samples.len()));
+    summary.insert("seed".into(), json!(config.seed));
+    summary.insert("list_len_max".into(), json!(crate::engine::adapter::LIST_LEN_MAX));
+    summary.insert("scalar_max_mag".into(), json!(crate::engine::adapter::SCALAR_MAX_MAG));
+    summary.insert("target_position".into(), json!("last"));
+    match &config.topology {
+        Topology::Forgetting { distractors } => {
+            summary.insert("num_distractors".into(), json!(distractors));
+            summary.insert("target_task_number".into(), json!(distractors + 1));
+        }
+        Topology::Chain { length } => {
+            summary.insert("num_distractors".into(), json!(length.saturating_sub(1)));
+            summary.insert("task_types".into(), json!(config.families.iter().map(|f| f.as_str()).collect::<Vec<_>>()));
+        }
+        Topology::Multichain(structure) => {
+            summary.insert("structure".into(), structure.to_json());
+            summary.insert("target_family".into(), json!(structure.last_family().as_str()));
+            summary.insert("num_tasks_total".into(), json!(num_targets));
+            summary.insert("branch_lane".into(), json!("scalar"));
+        }
+        Topology::Custom(graph) => {
+            let g = graph.graph();
+            summary.insert("target_node".into(), json!(g.nodes[graph.target()].id.0));
+            summary.insert("target_family".into(), json!(samples.first().map(|s| s.target.family.as_str()).unwrap_or("")));
+            summary.insert("num_target_tasks".into(), json!(num_targets));
+            summary.insert("num_target_tasks_total".into(), json!(num_targets));
+            summary.insert("topological_order".into(), json!(graph.order().iter().map(|&i| g.nodes[i].id.0.clone()).collect::<Vec<_>>()));
+            summary.insert("graph_path".into(), run.graph_path.clone().map(Json::String).unwrap_or(Json::Null));
+        }
+        Topology::Baseline => {}
+    }
+    summary.insert("schema_version".into(), json!(SCHEMA_VERSION));
+    summary.insert("generator".into(), json!(run.generator));
+    summary.insert("topology".into(), json!(config.topology.name()));
+    summary.insert("families".into(), json!(config.families.iter().map(|f| f.as_str()).collect::<Vec<_>>()));
+    let samples: Vec<Json> = samples.iter().map(|s| sample_json(config, s)).collect();
+    json!({ "summary": Json::Object(summary), "samples": samples })
+}
+
+fn stage_json(stage: &Stage) -> Map<String, Json> {
+    let mut obj = Map::new();
+    obj.insert("task_number".into(), json!(stage.number));
+    obj.insert("family".into(), json!(stage.info.family.as_str()));
+    obj.insert("task_id".into(), json!(stage.info.task_id));
+    obj.insert("task_name".into(), json!(stage.info.name));
+    if let Some(t) = stage.template_index {
+        obj.insert("template_index".into(), json!(t));
+    }
+    obj.insert("input_name".into(), json!(stage.input_name));
+    obj.insert("input_kind".into(), json!(stage.input_value.kind().as_str()));
+    obj.insert("output_kind".into(), json!(stage.ground_truth.kind().as_str()));
+    obj.insert("ground_truth".into(), stage.ground_truth.to_json());
+    obj
+}
+
+fn statics_json(stage: &Stage) -> Json {
+    Json::Object(stage.statics.iter().map(|s| (s.param.clone(), s.value.to_json())).collect())
+}
+
+fn sample_json(config: &GenerateConfig, sample: &Sample) -> Json {
+    let target_stage = sample.stages.last().expect("every sample has a stage");
+    let mut obj = Map::new();
+    if matches!(config.topology, Topology::Baseline) {
+        obj.insert("difficulty".into(), json!("list_max_10_scalar_max_100"));
+    }
+    obj.insert("task_id".into(), json!(sample.target.task_id));
+    obj.insert("task_name".into(), json!(sample.target.name));
+    obj.insert("target_family".into(), json!(sample.target.family.as_str()));
+    obj.insert("task_key".into(), json!(sample.target.key));
+    obj.insert("sample_idx".into(), json!(sample.sample_idx));
+    obj.insert("chain_input".into(), sample.chain_input.to_json());
+    match &sample.shape {
+        SampleShape::Baseline | SampleShape::Forgetting if sample.target.family == Family::Python => {
+            obj.insert("extra_inputs".into(), statics_json(target_stage));
+        }
+        _ => {}
+    }
+    if let SampleShape::Custom { target_node, roots, .. } = &sample.shape {
+        obj.insert("target_node".into(), json!(target_node));
+        obj.insert("target_output_name".into(), json!(sample.target_output_name));
+        obj.insert(
+            "static_inputs".into(),
+            Json::Array(roots.iter().map(|r| json!({"node_id": r.node_id, "input_name": r.input_name, "value": r.value.to_json()})).collect()),
+        );
+    }
+    obj.insert("prompt".into(), json!(sample.prompt.text()));
+    obj.insert("ground_truth".into(), sample.ground_truth.to_json());
+    let n = sample.stages.len();
+    match &sample.shape {
+        SampleShape::Baseline => {}
+        SampleShape::Forgetting => {
+            let distractors: Vec<Json> = sample.stages[..n - 1]
+                .iter()
+                .map(|s| {
+                    let mut d = stage_json(s);
+                    d.insert("chain_input".into(), s.input_value.to_json());
+                    if s.info.family == Family::Python {
+                        d.insert("extra_inputs".into(), statics_json(s));
+                    }
+                    Json::Object(d)
+                })
+                .collect();
+            obj.insert(
+                "forgetting".into(),
+                json!({
+                    "target_task_number": n,
+                    "num_distractors": n - 1,
+                    "distractors": distractors,
+                    "stages": sample.stages.iter().map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
+                }),
+            );
+        }
+        SampleShape::Chain => {
+            obj.insert(
+                "chain".into(),
+                json!({
+                    "num_distractors": n - 1,
+                    "target_task_number": n,
+                    "distractors": sample.stages[..n - 1].iter().map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
+                    "target": Json::Object(stage_json(target_stage)),
+                }),
+            );
+        }
+        SampleShape::Multichain { blocks } => {
+            let stage_by_number = |k: usize| sample.stages.iter().find(|s| s.number == k);
+            let blocks: Vec<Json> = blocks
+                .iter()
+                .enumerate()
+                .map(|(b, block)| {
+                    let branches: Vec<Json> = block
+                        .branches
+                        .iter()
+                        .enumerate()
+                        .map(|(i, branch)| {
+                            let last = branch.stages.last().and_then(|&k| stage_by_number(k));
+                            json!({
+                                "branch_index": i,
+                                "input_name": branch.input_name,
+                                "input_value": branch.input_value.to_json(),
+                                "final_output_name": last.map(|s| s.output_name()),
+                                "final_output": last.map(|s| s.ground_truth.to_json()),
+                                "stages": branch.stages.iter().filter_map(|&k| stage_by_number(k)).map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
+                            })
+                        })
+                        .collect();
+                    json!({
+                        "block_index": b,
+                        "expansion_task_number": block.expansion_task_number,
+                        "expansion_output_name": format!("task_{}_out", block.expansion_task_number),
+                        "branch_inputs": block.branches.iter().map(|br| br.input_name.clone()).collect::<Vec<_>>(),
+                        "next_input_name": block.next_input_name,
+                        "next_input_prelim_value": block.prelim.iter().map(|x| x.to_json()).collect::<Vec<_>>(),
+                        "next_input_value": block.recombined.iter().map(|x| x.to_json()).collect::<Vec<_>>(),
+                        "branches": branches,
+                    })
+                })
+                .collect();
+            obj.insert(
+                "multi_chain".into(),
+                json!({
+                    "target_task_number": n,
+                    "stages": sample.stages.iter().map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
+                    "branch_blocks": blocks,
+                }),
+            );
+        }
+        SampleShape::Custom { adapters, .. } => {
+            let stages: Vec<Json> = sample
+                .stages
+                .iter()
+                .map(|s| {
+                    let mut d = stage_json(s);
+                    d.insert("node_id".into(), json!(s.node_id));
+                    d.insert("input_node_id".into(), json!(s.input_node_id));
+                    d.insert("input_value".into(), s.input_value.to_json());
+                    Json::Object(d)
+                })
+                .collect();
+            let adapters: Vec<Json> = adapters
+                .iter()
+                .map(|a| {
+                    json!({
+                        "node_id": a.node_id, "op": a.op, "input_node_ids": a.input_node_ids,
+                        "input_names": a.input_names, "output_name": a.output_name, "ground_truth": a.value.to_json(),
+                    })
+                })
+                .collect();
+            obj.insert("custom_dag".into(), json!({ "stages": stages, "adapters": adapters }));
+        }
+    }
+    Json::Object(obj)
+}
+
+/// One instance per line: `{"id", "prompt", "answer", "metadata"}`.
+pub fn to_jsonl(config: &GenerateConfig, samples: &[Sample]) -> String {
+    let mut out = String::new();
+    for sample in samples {
+        let line = json!({
+            "id": sample_id(config, sample),
+            "prompt": sample.prompt.text(),
+            "answer": sample.ground_truth.to_json(),
+            "metadata": {
+                "topology": config.topology.name(),
+                "mode": mode(config),
+                "family": sample.target.family.as_str(),
+                "task_key": sample.target.key,
+                "task_id": sample.target.task_id,
+                "task_name": sample.target.name,
+                "sample_idx": sample.sample_idx,
+                "seed": config.seed,
+                "target_output_name": sample.target_output_name,
+                "stage_ground_truths": sample.stages.iter().map(|s| (s.output_name(), s.ground_truth.to_json())).collect::<Map<_, _>>(),
+            }
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// A stable id: `<topology>/<task key>/<sample index>`.
+pub fn sample_id(config: &GenerateConfig, sample: &Sample) -> String {
+    format!("{}/{}/{}", config.topology.name(), sample.target.key, sample.sample_idx)
+}
