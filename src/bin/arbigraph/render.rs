@@ -1,17 +1,68 @@
-//! `arbigraph render` (not implemented yet).
+//! `arbigraph render`: a custom graph as SVG (layout-rs) or DOT text, after validation.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use arbigraph_studio::engine::graph::{self, Severity};
+use arbigraph_studio::engine::render::{to_dot, to_svg, Direction, RenderOptions};
+use arbigraph_studio::engine::tasks::registry::builtin;
+
+use super::files::{fail, read_text, write_text};
 
 /// Arguments of `arbigraph render`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Accepted and ignored until the command exists.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    rest: Vec<String>,
+    /// The graph (node-link JSON).
+    #[arg(long)]
+    graph: PathBuf,
+    /// Output: `.svg` or `.dot`.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// LR (left to right) or TB (top to bottom).
+    #[arg(long, default_value = "LR")]
+    rankdir: String,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
-    let _ = args.rest;
-    super::files::not_yet("render")
+    let text = match read_text(&args.graph) {
+        Ok(text) => text,
+        Err(e) => return fail(e),
+    };
+    let graph = match graph::from_json_str(&text) {
+        Ok(graph) => graph,
+        Err(errors) => {
+            let lines: Vec<String> = errors.iter().map(|e| format!("  {}: {e}", args.graph.display())).collect();
+            return fail(format!("{} is not a valid graph file:\n{}", args.graph.display(), lines.join("\n")));
+        }
+    };
+    // Problems are reported but do not stop drawing: a picture helps fixing them.
+    let issues = graph.issues(&builtin());
+    for issue in &issues {
+        eprintln!("{issue}");
+    }
+    let direction = match args.rankdir.to_ascii_uppercase().as_str() {
+        "LR" => Direction::LeftToRight,
+        "TB" => Direction::TopToBottom,
+        other => return fail(format!("--rankdir must be LR or TB, got {other}")),
+    };
+    let options = RenderOptions { direction };
+    let output = match args.output.extension().and_then(|e| e.to_str()) {
+        Some("dot") | Some("gv") => to_dot(&graph, &options),
+        Some("svg") => match to_svg(&graph, &options) {
+            Ok(svg) => svg,
+            Err(e) => return fail(e),
+        },
+        _ => return fail(format!("{}: the output must end in .svg or .dot", args.output.display())),
+    };
+    if let Err(e) = write_text(&args.output, &output) {
+        return fail(e);
+    }
+    let errors = issues.iter().filter(|i| i.severity == Severity::Error).count();
+    eprintln!("wrote {} ({} nodes, {} edges, {errors} error(s))", args.output.display(), graph.nodes.len(), graph.edges.len());
+    if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
