@@ -1,5 +1,8 @@
 //! The gsm task family (being written).
 
+pub mod expr;
+pub mod rational;
+
 use std::rc::Rc;
 
 use super::Task;
