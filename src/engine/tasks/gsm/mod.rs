@@ -2,6 +2,7 @@
 
 pub mod expr;
 pub mod rational;
+pub mod template;
 
 use std::rc::Rc;
 
