@@ -434,6 +434,16 @@ answer: odd + any + small
     }
 
     #[test]
+    fn the_template_list_in_the_docs_matches_the_catalogue() {
+        let docs = include_str!("../../../../docs/GSM_TEMPLATES.md");
+        for (i, t) in catalog().templates.iter().enumerate() {
+            let bindable: Vec<String> = t.candidates().iter().map(|&s| format!("`{}`", t.vars[s].name)).collect();
+            let row = format!("| {i} | `{}` | {} | {} |", t.slug, t.situation, bindable.join(", "));
+            assert!(docs.lines().any(|line| line == row), "docs/GSM_TEMPLATES.md lacks the row {row}");
+        }
+    }
+
+    #[test]
     fn most_instances_pass_the_gsm_chain_filter() {
         let mut rejected = 0;
         for task in all() {
