@@ -40,35 +40,55 @@ pub enum Expr {
 /// Arithmetic operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+`
     Add,
+    /// `-`
     Sub,
+    /// `*`
     Mul,
+    /// `/` (exact)
     Div,
+    /// `//` (floor)
     FloorDiv,
+    /// `%` (divisor's sign)
     Mod,
+    /// `**` (integer exponent)
     Pow,
 }
 
 /// Comparison operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
+    /// `==`
     Eq,
+    /// `!=`
     Ne,
 }
 
 /// The helper functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// `divides(a, b)`: `b != 0 and a % b == 0`.
     Divides,
+    /// `is_int(x)`: `x` is a whole number.
     IsInt,
+    /// `round(x[, digits])`: ties to even.
     Round,
+    /// `int(x)`: toward zero.
     Int,
+    /// `abs(x)`.
     Abs,
+    /// `min(a, b, ...)`.
     Min,
+    /// `max(a, b, ...)`.
     Max,
 }
 
@@ -100,7 +120,9 @@ impl Func {
 /// A value during evaluation: a number or a boolean (booleans count as 0 and 1 in arithmetic, as in Python).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
+    /// An exact number.
     Num(Rational),
+    /// A comparison or `not` result.
     Bool(bool),
 }
 
@@ -139,6 +161,8 @@ pub enum ParseError {
     Arity { name: String, min: usize, max: usize, got: usize },
     #[error("expression nested deeper than {0} levels")]
     TooDeep(usize),
+    #[error("expression longer than {0} tokens")]
+    TooLong(usize),
 }
 
 /// Why an expression could not be evaluated (a condition that fails this way counts as false).
@@ -157,6 +181,8 @@ pub enum EvalError {
 }
 
 const MAX_DEPTH: usize = 64;
+/// Left-associative chains are not nested by the parser, so this bounds the depth of the evaluated tree.
+const MAX_TOKENS: usize = 1000;
 const MAX_EXPONENT: i64 = 256;
 const MAX_BITS: u64 = 4096;
 
@@ -217,6 +243,9 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
 /// Parses `text`, resolving each variable name to a slot with `resolve` (`None` = unknown variable).
 pub fn parse(text: &str, resolve: &dyn Fn(&str) -> Option<usize>) -> Result<Expr, ParseError> {
     let toks = lex(text)?;
+    if toks.len() > MAX_TOKENS {
+        return Err(ParseError::TooLong(MAX_TOKENS));
+    }
     let mut parser = Parser { toks, pos: 0, resolve, depth: 0 };
     let expr = parser.or_expr()?;
     match parser.peek() {
@@ -590,7 +619,12 @@ mod tests {
 
     #[test]
     fn true_division_is_exact() {
-        check(&[("a / b", q(3, 2)), ("1 / 3 + 1 / 6", q(1, 2)), ("0.1 + 0.2 == 0.3", Val::Bool(true)), ("is_int(a / b)", Val::Bool(false))]);
+        check(&[
+            ("a / b", q(3, 2)),
+            ("1 / 3 + 1 / 6", q(1, 2)),
+            ("0.1 + 0.2 == 0.3", Val::Bool(true)),
+            ("is_int(a / b)", Val::Bool(false)),
+        ]);
         check(&[("is_int(a / 3)", Val::Bool(true)), ("int(a / b)", q(1, 1)), ("int(c / 2)", q(-1, 1))]);
     }
 
@@ -675,5 +709,7 @@ mod tests {
         assert_eq!(eval_with(&deep, &[]), Err("expression nested deeper than 64 levels".into()));
         let negs = format!("{}1", "-".repeat(200));
         assert!(eval_with(&negs, &[]).is_err());
+        let long = vec!["1"; 5000].join(" + ");
+        assert_eq!(eval_with(&long, &[]), Err("expression longer than 1000 tokens".into()));
     }
 }

@@ -48,12 +48,7 @@ pub fn catalog() -> &'static Catalog {
 
 /// Every task of the family, in `task_id` order (catalogue order).
 pub fn all() -> Vec<Rc<dyn Task>> {
-    catalog()
-        .templates
-        .iter()
-        .enumerate()
-        .map(|(i, template)| Rc::new(GsmTask::new(i as u32, template)) as Rc<dyn Task>)
-        .collect()
+    catalog().templates.iter().enumerate().map(|(i, template)| Rc::new(GsmTask::new(i as u32, template)) as Rc<dyn Task>).collect()
 }
 
 /// One word-problem template as a task.
@@ -72,7 +67,10 @@ impl GsmTask {
             name: format!("gsm_{}", template.slug),
             input_kinds: vec![Kind::Scalar, Kind::List],
             output_kind: Kind::Scalar,
-            description: format!("Word problem ({}): the chained value fills one quantity, the answer is a whole number", template.situation),
+            description: format!(
+                "Word problem ({}): the chained value fills one quantity, the answer is a whole number",
+                template.situation
+            ),
         };
         GsmTask { info, template }
     }
@@ -106,7 +104,10 @@ impl Task for GsmTask {
         match element {
             None => adapter.describe(&mut body, &local, ctx.input_name),
             Some(index) => {
-                body.push(Role::Adapter, &format!("Let {local} be the element at index {index} (counting from 0) of the list {}.\n", ctx.input_name));
+                body.push(
+                    Role::Adapter,
+                    &format!("Let {local} be the element at index {index} (counting from 0) of the list {}.\n", ctx.input_name),
+                );
                 adapter.describe_sentence(&mut body);
             }
         }
@@ -114,12 +115,7 @@ impl Task for GsmTask {
         body.push(Role::Instruction, "\nStore the final numerical answer in ");
         body.push(Role::OutputName, &format!("task_{n}_out"));
         body.push(Role::Instruction, ".\n");
-        Ok(TaskInstance {
-            body,
-            output: Value::int(bound.assignment.answer),
-            statics: Vec::new(),
-            template_index: Some(self.info.task_id),
-        })
+        Ok(TaskInstance { body, output: Value::int(bound.assignment.answer), statics: Vec::new(), template_index: Some(self.info.task_id) })
     }
 }
 
@@ -154,10 +150,13 @@ pub fn snap(c: i64, domain: &Domain) -> i64 {
 /// The outcome of binding: which slot took the chained value, the value it took and the offset shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bound {
+    /// The variable that took the chained value.
     pub slot: usize,
+    /// The value it took (`c` moved into its domain).
     pub value: i64,
     /// `value - c`, the constant the prompt tells the model to add.
     pub add: i64,
+    /// The accepted draw.
     pub assignment: Assignment,
 }
 
@@ -271,22 +270,23 @@ mod tests {
     }
 
     /// Re-derives answers by hand from the shown values for a few templates (independent of the catalogue's expression).
+    /// `v` reads an integer variable; `per` reads the `n` of a unit-fraction word ("a third" gives 3).
     #[test]
     fn answers_match_an_independent_recomputation() {
-        type Recompute = fn(&dyn Fn(&str) -> i64) -> i64;
-        let cases: [(&str, Recompute); 8] = [
-            ("market_change", |v| v("cash") - v("bags") * v("bag_price") - v("bread") + v("discount")),
-            ("pizza_party", |v| {
+        type Recompute = fn(&dyn Fn(&str) -> i64, &dyn Fn(&str) -> i64) -> i64;
+        let cases: [(&str, Recompute); 12] = [
+            ("market_change", |v, _| v("cash") - v("bags") * v("bag_price") - v("bread") + v("discount")),
+            ("pizza_party", |v, _| {
                 let slices = v("guests") * v("slices");
                 let pizzas = slices / v("cut") + i64::from(slices % v("cut") != 0);
                 pizzas * v("price")
             }),
-            ("cycling_tour", |v| (0..v("days")).map(|d| v("first") + d * v("more")).sum()),
-            ("league_points", |v| 3 * v("wins") + (v("games") - v("wins") - v("losses"))),
-            ("test_average", |v| 4 * v("avg") - v("s1") - v("s2") - v("s3")),
-            ("bolt_machine", |v| v("rate") * (60 - v("pause")) * v("hours") * v("days")),
-            ("fence_posts", |v| (2 * v("length") / v("gap") + 2 * v("width") / v("gap")) * v("price")),
-            ("bike_savings", |v| {
+            ("cycling_tour", |v, _| (0..v("days")).map(|d| v("first") + d * v("more")).sum()),
+            ("league_points", |v, _| 3 * v("wins") + (v("games") - v("wins") - v("losses"))),
+            ("test_average", |v, _| 4 * v("avg") - v("s1") - v("s2") - v("s3")),
+            ("bolt_machine", |v, _| v("rate") * (60 - v("pause")) * v("hours") * v("days")),
+            ("fence_posts", |v, _| (2 * v("length") / v("gap") + 2 * v("width") / v("gap")) * v("price")),
+            ("bike_savings", |v, _| {
                 let (mut have, mut weeks) = (v("saved"), 0);
                 while have < v("bike") {
                     have += v("weekly") - v("spend");
@@ -294,6 +294,24 @@ mod tests {
                 }
                 weeks
             }),
+            ("bookstore_percent_off", |v, _| {
+                let cost = v("books") * v("price") * (100 - v("pct")) / 100;
+                let mut paid = 0;
+                while paid < cost {
+                    paid += 20;
+                }
+                paid - cost
+            }),
+            ("muffin_leftovers", |v, per| {
+                let left = v("trays") * v("per_tray") - 12 * v("dozens");
+                left - left / per("frac")
+            }),
+            ("hotel_rooms", |v, _| {
+                let people = v("adults") + v("kids");
+                let rooms = (1..).find(|r| r * v("beds") >= people).unwrap_or(0);
+                rooms * v("rate") * v("nights") + v("adults") * v("breakfast") * v("nights")
+            }),
+            ("bus_timetable", |v, _| (0..).map(|k| k * v("gap")).find(|&t| t >= v("late")).unwrap_or(0) + v("ride")),
         ];
         for (slug, recompute) in cases {
             let t = catalog().templates.iter().find(|t| t.slug == slug).unwrap();
@@ -304,7 +322,12 @@ mod tests {
                     template::Choice::Int(v) => *v,
                     other => panic!("{slug}.{name}: {other:?}"),
                 };
-                assert_eq!(bound.assignment.answer, recompute(&value), "{slug} c={}", c * 2);
+                let per = |name: &str| {
+                    let q = bound.assignment.env[t.slot(name).unwrap()].clone().unwrap();
+                    assert_eq!(q.numer(), &num_bigint::BigInt::from(1), "{slug}.{name} is a unit fraction");
+                    q.denom().try_into().unwrap()
+                };
+                assert_eq!(bound.assignment.answer, recompute(&value, &per), "{slug} c={}", c * 2);
             }
         }
     }
@@ -364,7 +387,15 @@ answer: odd + any + small
         // 0 snaps to `odd = 1`, which is too small, and `any` clamps it up to 1 (add 1).
         let b = bind(t, 0, &mut rng).unwrap();
         assert_eq!((b.slot, b.value, b.add), (1, 1, 1));
-        let sum: i64 = b.assignment.choices.iter().map(|c| match c { template::Choice::Int(v) => *v, _ => 0 }).sum();
+        let sum: i64 = b
+            .assignment
+            .choices
+            .iter()
+            .map(|c| match c {
+                template::Choice::Int(v) => *v,
+                _ => 0,
+            })
+            .sum();
         assert_eq!(b.assignment.answer, sum);
     }
 
@@ -379,7 +410,11 @@ answer: odd + any + small
     #[test]
     fn scalar_prompt_spells_out_rounding_modulo_and_offset() {
         // The spec's example: raw -14 into a variable on the grid 10, 20, ... gives 14, snapped to 10, "add -4".
-        let cat = template::parse_catalog(&[("t.txt", "== t\nsituation: s\nquestion: {x} and {y}?\nvars:\n  x = range(10, 491, 10)\n  y = range(2, 5)\nanswer: x + y\n")]).unwrap();
+        let cat = template::parse_catalog(&[(
+            "t.txt",
+            "== t\nsituation: s\nquestion: {x} and {y}?\nvars:\n  x = range(10, 491, 10)\n  y = range(2, 5)\nanswer: x + y\n",
+        )])
+        .unwrap();
         let b = bind(&cat.templates[0], chained_integer(Number::Int(-14)).unwrap(), &mut InstanceRng::from_seed(0)).unwrap();
         assert_eq!((b.value, b.add), (10, -4));
         let inst = run(task("market_change").as_ref(), 4, &Value::Scalar(Number::Float(-12.5)), 1).unwrap();

@@ -81,25 +81,12 @@ impl Rational {
         self.num.is_zero()
     }
 
-    /// True for values below zero.
-    pub fn is_negative(&self) -> bool {
-        self.num.is_negative()
-    }
-
     /// The value as `i64` when it is an integer that fits.
     pub fn to_i64(&self) -> Option<i64> {
         if self.is_integer() {
             self.num.to_i64()
         } else {
             None
-        }
-    }
-
-    /// The value as the nearest float (for diagnostics only).
-    pub fn to_f64(&self) -> f64 {
-        match (self.num.to_f64(), self.den.to_f64()) {
-            (Some(n), Some(d)) => n / d,
-            _ => f64::NAN,
         }
     }
 

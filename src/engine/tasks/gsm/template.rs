@@ -29,7 +29,9 @@ use crate::engine::rng::InstanceRng;
 /// One table entry: the text shown in the question and, for numeric tables, the number it stands for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
+    /// What the question shows.
     pub text: String,
+    /// What expressions see (`None` for plain text items).
     pub value: Option<Rational>,
 }
 
@@ -49,13 +51,16 @@ pub enum Domain {
 /// A declaration line: one or more variable slots filled from one domain.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decl {
+    /// The declared variables, by slot.
     pub slots: Vec<usize>,
+    /// Where their values come from.
     pub domain: Domain,
 }
 
 /// A named variable.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Var {
+    /// The name used in placeholders and expressions.
     pub name: String,
     /// True when expressions may read it (ranges, numeric tables, `let`).
     pub numeric: bool,
@@ -64,7 +69,9 @@ pub struct Var {
 /// A piece of the question text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Segment {
+    /// Prose.
     Text(String),
+    /// A placeholder, by slot.
     Var(usize),
 }
 
@@ -77,9 +84,13 @@ pub struct Template {
     pub situation: String,
     /// The question with placeholders resolved to slots.
     pub question: Vec<Segment>,
+    /// Every variable; a variable's slot is its index here.
     pub vars: Vec<Var>,
+    /// The declarations, in drawing order.
     pub decls: Vec<Decl>,
+    /// The `when:` lines; all must hold.
     pub conditions: Vec<Expr>,
+    /// The ground-truth expression.
     pub answer: Expr,
     /// The answer expression as written (for docs and diagnostics).
     pub answer_text: String,
@@ -99,8 +110,11 @@ pub enum Choice {
 /// One accepted draw: every slot's choice and numeric value, and the integer answer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assignment {
+    /// What each slot took.
     pub choices: Vec<Choice>,
+    /// Each slot's numeric value (`None` for plain text items), as expressions see it.
     pub env: Vec<Option<Rational>>,
+    /// The ground truth.
     pub answer: i64,
 }
 
@@ -108,15 +122,20 @@ pub struct Assignment {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
 pub struct TemplateError {
+    /// The catalogue file.
     pub file: String,
+    /// The 1-based line (the `==` line for problems of the whole template).
     pub line: usize,
+    /// What is wrong.
     pub message: String,
 }
 
 /// All templates and tables of the embedded catalogue.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalog {
+    /// Shared tables by name.
     pub tables: HashMap<String, Vec<Item>>,
+    /// Templates in `task_id` order.
     pub templates: Vec<Template>,
 }
 
@@ -258,8 +277,11 @@ pub fn parse_catalog(files: &[(&str, &str)]) -> Result<Catalog, TemplateError> {
         for (no, line) in lines {
             if let Some(next) = line.strip_prefix("== ") {
                 if let Some((at, name)) = slug.take() {
-                    let template = parse_template(&catalog.tables, &name, &block)
-                        .map_err(|(line, message)| TemplateError { file: file.to_string(), line: if line == 0 { at } else { line }, message })?;
+                    let template = parse_template(&catalog.tables, &name, &block).map_err(|(line, message)| TemplateError {
+                        file: file.to_string(),
+                        line: if line == 0 { at } else { line },
+                        message,
+                    })?;
                     catalog.templates.push(template);
                 }
                 block.clear();
@@ -440,7 +462,8 @@ fn parse_decl(tables: &HashMap<String, Vec<Item>>, line: &str, vars: &mut Vec<Va
     };
     let names: Vec<String> = lhs.split(',').map(|n| n.trim().to_string()).collect();
     for name in &names {
-        let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let ok =
+            name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !ok || ["and", "or", "not", "True", "False"].contains(&name.as_str()) {
             return Err(format!("`{name}` is not a valid variable name"));
         }
@@ -462,7 +485,11 @@ fn parse_decl(tables: &HashMap<String, Vec<Item>>, line: &str, vars: &mut Vec<Va
                 if names.len() != 1 {
                     return Err("a numeric domain defines one variable".into());
                 }
-                let nums = args.split(',').map(|a| a.trim().parse::<i64>()).collect::<Result<Vec<_>, _>>().map_err(|_| format!("bad bounds in `{rhs}`"))?;
+                let nums = args
+                    .split(',')
+                    .map(|a| a.trim().parse::<i64>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| format!("bad bounds in `{rhs}`"))?;
                 let bound = 1_000_000_000;
                 if nums.iter().any(|n| n.abs() > bound) {
                     return Err(format!("bounds in `{rhs}` exceed {bound}"));
