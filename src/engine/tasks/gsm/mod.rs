@@ -41,7 +41,7 @@ const SOURCES: &[(&str, &str)] = &[
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
-        // The catalogue is compiled in, not user input; `tests::every_template_parses_and_instantiates` parses it.
+        // The catalogue is compiled in, not user input; `tests::the_catalogue_has_enough_well_formed_templates` parses it.
         template::parse_catalog(SOURCES).unwrap_or_else(|e| panic!("embedded gsm catalogue is malformed: {e}"))
     })
 }
