@@ -246,6 +246,7 @@ mod tests {
             for c in 0..100 {
                 let bound = bind(t, c, &mut InstanceRng::from_seed(c as u64)).unwrap_or_else(|e| panic!("{} c={c}: {e}", t.slug));
                 assert_eq!(bound.value - bound.add, c);
+                assert!(bound.assignment.answer >= 2, "{} c={c}: {}", t.slug, bound.assignment.answer);
                 assert_eq!(bound.assignment.choices[bound.slot], template::Choice::Int(bound.value));
             }
         }
