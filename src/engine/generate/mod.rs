@@ -187,6 +187,7 @@ pub fn targets(config: &GenerateConfig, registry: &Registry) -> Result<Vec<Rc<dy
     let mut out: Vec<Rc<dyn Task>> = match &config.topology {
         Topology::Custom(graph) => custom::targets(graph, registry)?,
         Topology::Multichain(structure) => {
+            multichain::check_feasible(structure, registry).map_err(GenerateError::Config)?;
             let family = structure.last_family();
             registry.family(family).into_iter().filter(|t| multichain::can_be_target(structure, t.info(), registry)).collect()
         }

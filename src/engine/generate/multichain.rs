@@ -55,6 +55,24 @@ fn positions(structure: &Structure) -> Vec<(Family, Place)> {
     out
 }
 
+/// Checks that every position can be filled at all: a list-producing task before each block, list-taking tasks
+/// after it, scalar tasks inside branches.
+pub fn check_feasible(structure: &Structure, registry: &Registry) -> Result<(), String> {
+    for (family, place) in positions(structure) {
+        let (input, output, what) = match place {
+            Place::Flat { last_before_block: true, .. } => (None, Some(Kind::List), "outputs a list (to split into branches)"),
+            Place::Flat { first_after_block: true, .. } => (Some(Kind::List), None, "takes a list (the recombined branches)"),
+            Place::Branch { first: true, .. } => (Some(Kind::Scalar), None, "takes a scalar (a branch input)"),
+            Place::Branch { last: true, .. } => (None, Some(Kind::Scalar), "outputs a scalar (a branch result)"),
+            _ => (None, None, ""),
+        };
+        if registry.matching(family, input, output).is_empty() {
+            return Err(format!("this structure needs a {family} task that {what}, and there is none"));
+        }
+    }
+    Ok(())
+}
+
 /// True if `target` can end this structure (it must take a list when it directly follows a block).
 pub fn can_be_target(structure: &Structure, target: &TaskInfo, registry: &Registry) -> bool {
     let places = positions(structure);
