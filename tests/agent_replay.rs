@@ -1,0 +1,66 @@
+//! `arbigraph grade --replay` on the reference's stored results reproduces every stored verdict and answer set.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `../shared/reference-samples/` next to the crate (the main checkout); worktrees one level deeper look further up.
+fn reference_dir() -> PathBuf {
+    let crate_root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    crate_root
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join("shared/reference-samples"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| crate_root.join("../shared/reference-samples"))
+}
+
+fn results_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(reference_dir())
+        .expect("reference samples directory is readable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("results_") && n.ends_with(".sample.json")))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn replay_reproduces_every_stored_verdict_and_answer_set() {
+    let files = results_files();
+    assert!(!files.is_empty(), "no reference results files found");
+    let mut checked = 0;
+    for file in files {
+        let stored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let samples = stored["samples"].as_array().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_arbigraph")).arg("grade").arg(&file).arg("--replay").arg("--per-sample").output().unwrap();
+        assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), samples.len(), "{}", file.display());
+        for (line, sample) in lines.iter().zip(samples) {
+            let index = line["index"].as_u64().unwrap() as usize;
+            assert_eq!(line["correct"], samples[index]["correct"], "{} sample {index}", file.display());
+            assert_eq!(line["task_answers"], sample["task_answers"], "{} sample {index}", file.display());
+            checked += 1;
+        }
+        // The table names the overall accuracy the reference stored in its summary.
+        let table = Command::new(env!("CARGO_BIN_EXE_arbigraph")).arg("grade").arg(&file).arg("--replay").output().unwrap();
+        let text = String::from_utf8(table.stdout).unwrap();
+        let correct = samples.iter().filter(|s| s["correct"] == true).count();
+        assert!(text.contains(&format!("{correct}/{}", samples.len())), "{text}");
+    }
+    assert!(checked >= 4);
+}
+
+#[test]
+fn regrading_without_replay_uses_the_stored_answers_and_agrees() {
+    for file in results_files() {
+        let out = Command::new(env!("CARGO_BIN_EXE_arbigraph")).arg("grade").arg(&file).arg("--per-sample").output().unwrap();
+        assert!(out.status.success());
+        let stored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let line: serde_json::Value = serde_json::from_str(line).unwrap();
+            let index = line["index"].as_u64().unwrap() as usize;
+            assert_eq!(line["correct"], stored["samples"][index]["correct"]);
+        }
+    }
+}
