@@ -3,6 +3,25 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that
+/// rebuild the same binary name while this test runs, so the test copies it once and checks it is this one.
+fn arbigraph_binary() -> PathBuf {
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join("arbigraph");
+        std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).unwrap();
+        let help = Command::new(&copy).args(["eval", "--help"]).output().unwrap();
+        assert!(
+            String::from_utf8_lossy(&help.stdout).contains("--base-url"),
+            "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
+        );
+        copy
+    })
+    .clone()
+}
+
 /// `../shared/reference-samples/` next to the crate (the main checkout); worktrees one level deeper look further up.
 fn reference_dir() -> PathBuf {
     let crate_root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -32,7 +51,7 @@ fn replay_reproduces_every_stored_verdict_and_answer_set() {
     for file in files {
         let stored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let samples = stored["samples"].as_array().unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_arbigraph")).arg("grade").arg(&file).arg("--replay").arg("--per-sample").output().unwrap();
+        let out = Command::new(arbigraph_binary()).arg("grade").arg(&file).arg("--replay").arg("--per-sample").output().unwrap();
         assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
         let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), samples.len(), "{}", file.display());
@@ -43,7 +62,7 @@ fn replay_reproduces_every_stored_verdict_and_answer_set() {
             checked += 1;
         }
         // The table names the overall accuracy the reference stored in its summary.
-        let table = Command::new(env!("CARGO_BIN_EXE_arbigraph")).arg("grade").arg(&file).arg("--replay").output().unwrap();
+        let table = Command::new(arbigraph_binary()).arg("grade").arg(&file).arg("--replay").output().unwrap();
         let text = String::from_utf8(table.stdout).unwrap();
         let correct = samples.iter().filter(|s| s["correct"] == true).count();
         assert!(text.contains(&format!("{correct}/{}", samples.len())), "{text}");
@@ -54,7 +73,7 @@ fn replay_reproduces_every_stored_verdict_and_answer_set() {
 #[test]
 fn regrading_without_replay_uses_the_stored_answers_and_agrees() {
     for file in results_files() {
-        let out = Command::new(env!("CARGO_BIN_EXE_arbigraph")).arg("grade").arg(&file).arg("--per-sample").output().unwrap();
+        let out = Command::new(arbigraph_binary()).arg("grade").arg(&file).arg("--per-sample").output().unwrap();
         assert!(out.status.success());
         let stored: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for line in String::from_utf8(out.stdout).unwrap().lines() {
