@@ -14,8 +14,8 @@ fn sample(i: usize) -> Value {
         prompt.push_str(&format!("Task {k}:\nLet val_{k} come from the previous output. Compute something and call it task_{k}_out.\n\n"));
     }
     // Every fourth sample gets the target wrong; every third gets node 2 wrong.
-    let wrong_target = i % 4 == 0;
-    let wrong_node = i % 3 == 0;
+    let wrong_target = i.is_multiple_of(4);
+    let wrong_node = i.is_multiple_of(3);
     let mut turns = serde_json::Map::new();
     turns.insert("0".into(), json!(format!("Thinking about task 1 ... \\boxed{{task_1_out = {}}}\n<tool_call>\n<function=calculator>\n<parameter=expressions>\n[\"1 + 1\"]\n</parameter>\n</function>\n</tool_call>", truths[0])));
     turns.insert(

@@ -5,7 +5,7 @@
 use arbigraph_studio::engine::agent::context::{Strategy, DEFAULT_ACG_BUDGET};
 use arbigraph_studio::engine::agent::openai_wire::{parse_reply, request_json};
 use arbigraph_studio::engine::agent::results::{aggregates, generation_params, result_sample};
-use arbigraph_studio::engine::agent::{AgentConfig, AgentError, AgentInput, AgentSession, ChatReply, ChatRequest, Step};
+use arbigraph_studio::engine::agent::{run_to_end, AgentConfig, AgentError, AgentInput, ChatReply, ChatRequest};
 use arbigraph_studio::engine::grade::metrics::topology_and_family;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -239,12 +239,13 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     for worker in 0..workers {
         let (jobs, next_job, sender, agent) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone());
         let (url, api_key, model, strategy) = (url.clone(), api_key.clone(), args.model.clone(), args.strategy.clone());
-        handles.push(std::thread::spawn(move || loop {
-            let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) else { break };
-            let seed = (worker as u64) << 48 ^ *index as u64;
-            let result = run_sample(&agent, &url, api_key.as_deref(), &model, sample, *index, config, &strategy, policy, seed);
-            if sender.send((*index, result)).is_err() {
-                break;
+        handles.push(std::thread::spawn(move || {
+            while let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) {
+                let seed = (worker as u64) << 48 ^ *index as u64;
+                let result = run_sample(&agent, &url, api_key.as_deref(), &model, sample, *index, config, &strategy, policy, seed);
+                if sender.send((*index, result)).is_err() {
+                    break;
+                }
             }
         }));
     }
@@ -326,17 +327,10 @@ fn run_sample(
             return out;
         }
     };
-    let (mut session, mut step) = AgentSession::start(&input, config);
     let mut attempts_total = 0u32;
-    let record = loop {
-        match step {
-            Step::Send(request) => match call_with_retries(agent, url, api_key, model, &request, policy, seed, &mut attempts_total) {
-                Ok(reply) => step = session.on_reply(reply),
-                Err(message) => step = session.on_error(AgentError { message }),
-            },
-            Step::Finished(record) => break record,
-        }
-    };
+    let record = run_to_end(&input, config, |request| {
+        call_with_retries(agent, url, api_key, model, request, policy, seed, &mut attempts_total).map_err(|message| AgentError { message })
+    });
     let timings = json!({
         "started_at": started_at,
         "finished_at": now_iso(),

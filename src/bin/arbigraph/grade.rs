@@ -97,7 +97,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             .flatten()
             .filter_map(|g| Some((key_of(&g.sample)?, g.grade.correct)))
             .collect();
-        let use_keys = graded.iter().flatten().all(|g| key_of(&g.sample).is_some_and(|k| keyed.contains_key(&k)));
+        let own_keys: std::collections::HashSet<String> = graded.iter().flatten().filter_map(|g| key_of(&g.sample)).collect();
+        // Keys are used only when they identify samples uniquely in both files; otherwise positions pair them.
+        let use_keys = own_keys.len() == graded.iter().flatten().count()
+            && keyed.len() == other_graded.iter().flatten().count()
+            && graded.iter().flatten().all(|g| key_of(&g.sample).is_some_and(|k| keyed.contains_key(&k)));
         let mut pairs = Vec::new();
         for (index, g) in graded.iter().enumerate() {
             let Some(g) = g else { continue };

@@ -620,6 +620,21 @@ impl AgentSession {
     }
 }
 
+/// Runs a sample to the end with a synchronous `call` (a scripted backend, or a blocking driver that does the
+/// HTTP and retries); a call error ends the sample as `api_error`.
+pub fn run_to_end(input: &AgentInput, config: &AgentConfig, mut call: impl FnMut(&ChatRequest) -> Result<ChatReply, AgentError>) -> AgentRecord {
+    let (mut session, mut step) = AgentSession::start(input, config);
+    loop {
+        step = match step {
+            Step::Send(request) => match call(&request) {
+                Ok(reply) => session.on_reply(reply),
+                Err(error) => session.on_error(error),
+            },
+            Step::Finished(record) => return *record,
+        };
+    }
+}
+
 /// The text of a turn as stored in `turn_outputs`: reasoning (closed by `</think>`), content, then structured
 /// tool calls rendered as `<tool_call>` JSON so that a replay masks them exactly as the reference would.
 pub fn turn_text(reply: &ChatReply, calls: &[ToolCall]) -> String {

@@ -255,7 +255,7 @@ impl Answers {
         let mut updated = Vec::new();
         for content in boxed_contents(&masked) {
             let Some((label, raw)) = split_label(content) else { continue };
-            if !expected.iter().any(|e| *e == label) {
+            if !expected.contains(&label) {
                 continue;
             }
             let Some(answer) = clean_value(raw) else { continue };

@@ -31,7 +31,7 @@ pub fn grade_value_lenient(value: &str, truth: &Literal) -> bool {
                 .and_then(|t| t.strip_suffix(']'))
                 .or_else(|| trimmed.strip_prefix('(').and_then(|t| t.strip_suffix(')')))
                 .unwrap_or(trimmed);
-            let items: Option<Vec<Literal>> = inner.split(',').filter(|s| !s.trim().is_empty()).map(|s| evaluated(s)).collect();
+            let items: Option<Vec<Literal>> = inner.split(',').filter(|s| !s.trim().is_empty()).map(evaluated).collect();
             items.is_some_and(|items| matches_truth(&Literal::List(items), truth))
         }
         _ => {
