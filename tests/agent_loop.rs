@@ -247,3 +247,29 @@ fn the_results_record_has_the_reference_fields_and_ours() {
     assert_eq!(out["transcript"][3]["role"], "tool");
     assert_eq!(out["timings"]["started_at"], "t0");
 }
+
+#[test]
+fn a_cut_off_reply_that_already_boxed_something_gets_the_missing_answer_prompt() {
+    let mut cut = text("\\boxed{task_1_out = 2} and now for the second one we need");
+    cut.finish_reason = Some("length".into());
+    let (requests, record) = run(&two_outputs(), &config(), vec![calc("[\"1\"]"), cut, text("\\boxed{task_2_out = 7}")]);
+    assert_eq!(record.repairs.cutoff, 1);
+    let repair = &requests[2].messages.last().unwrap().content;
+    assert!(repair.contains("still have no boxed answer: task_2_out"), "{repair}");
+    assert_eq!(record.status, Status::Success);
+}
+
+#[test]
+fn release_budgets_depend_on_the_topology() {
+    for (topology, budget, turns) in [("baseline", 3, 200), ("forgetting", 12, 1200), ("chain", 12, 1200), ("multichain", 24, 2000), ("custom_dag", 24, 2000)] {
+        let c = AgentConfig::for_topology(topology);
+        assert_eq!((c.budgets.initial_tool, c.budgets.final_answer, c.budgets.cutoff, c.max_turns), (5, budget, budget, turns), "{topology}");
+    }
+}
+
+#[test]
+fn a_finished_session_keeps_returning_its_record() {
+    let (mut session, _) = AgentSession::start(&baseline(), &config());
+    let first = session.on_error(AgentError { message: "down".into() });
+    assert_eq!(session.on_reply(text("\\boxed{task_1_out = 15}")), first);
+}

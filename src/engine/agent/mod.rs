@@ -510,7 +510,9 @@ impl AgentSession {
             assistant.reasoning = Some(reply.reasoning.clone());
         }
         let cutoff = reply.finish_reason.as_deref() == Some("length");
-        let lookalike = toolcalls::looks_like_tool_call(&reply.content);
+        // Like the reference, the repair checks read the whole raw text, reasoning included.
+        let raw_text = if reply.reasoning.is_empty() { reply.content.clone() } else { format!("{}\n{}", reply.reasoning, reply.content) };
+        let lookalike = toolcalls::looks_like_tool_call(&raw_text);
         let missing: Vec<String> = self.answers.missing(&self.input.spec.expected).into_iter().map(str::to_string).collect();
         let missing_refs: Vec<&str> = missing.iter().map(String::as_str).collect();
 
@@ -520,7 +522,7 @@ impl AgentSession {
             self.repairs.cutoff += 1;
             let message = if lookalike {
                 prompts::malformed_tool_call()
-            } else if reply.content.contains("\\boxed") {
+            } else if raw_text.contains("\\boxed") {
                 prompts::missing_answers(&missing_refs)
             } else {
                 prompts::cut_off(&missing_refs)
