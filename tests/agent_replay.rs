@@ -83,3 +83,36 @@ fn regrading_without_replay_uses_the_stored_answers_and_agrees() {
         }
     }
 }
+
+#[test]
+fn every_reference_dataset_sample_declares_the_last_prompt_name_as_its_target() {
+    use arbigraph_studio::engine::grade::SampleSpec;
+    let mut checked = 0;
+    for entry in std::fs::read_dir(reference_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".sample.json") {
+            continue;
+        }
+        let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for (i, sample) in file["samples"].as_array().unwrap().iter().enumerate() {
+            let spec = SampleSpec::from_json(sample, i).unwrap();
+            assert_eq!(Some(&spec.target), spec.expected.last(), "{name} sample {i}");
+            let target = spec.nodes.iter().find(|n| n.name == spec.target).unwrap();
+            assert_eq!(target.truth, arbigraph_studio::engine::grade::literal::Literal::from_json(&sample["ground_truth"]));
+            if name.contains("chain") && !name.contains("multichain") {
+                let names: Vec<&str> = spec.nodes.iter().map(|n| n.name.as_str()).collect();
+                assert_eq!(names, ["task_1_out", "task_2_out", "task_3_out", "task_4_out"], "{name} sample {i}");
+                assert_eq!(spec.nodes[3].predecessors, ["task_3_out"]);
+            }
+            if name.contains("multichain") {
+                assert_eq!(spec.nodes.len(), 8);
+                // Branch inputs come from the expansion output; the recombined input from both branch ends.
+                assert_eq!(spec.nodes[2].predecessors, ["task_2_out"]);
+                assert_eq!(spec.nodes[6].predecessors, ["task_4_out", "task_6_out"]);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+}
