@@ -280,6 +280,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     eprintln!();
     write_results(&args.output, &summary, &samples, true)?;
+    eprintln!(
+        "[eval] accuracy {correct}/{total} · explicitly failed {failed} · results in {} (metrics: arbigraph grade {})",
+        args.output.display(),
+        args.output.display()
+    );
     let unfinished = samples.iter().filter(|s| !is_finished(s)).count();
     if unfinished > 0 {
         return Err(format!("{unfinished} samples did not finish (a worker stopped); run the same command again to continue"));
