@@ -447,6 +447,16 @@ mod tests {
     }
 
     #[test]
+    fn nested_braces_stay_inside_the_collected_value() {
+        let expected = names(&["task_1_out"]);
+        let mut answers = Answers::new();
+        answers.collect("\\boxed{task_1_out = \\frac{1}{2}} and \\boxed{\\text{task_1_out} = {3}}", 4, &expected);
+        assert_eq!(answers.get("task_1_out"), Some(&CollectedAnswer { answer: "{3}".into(), turn: 4 }));
+        answers.collect("\\boxed{task_1_out = \\frac{1}{2}}", 5, &expected);
+        assert_eq!(answers.get("task_1_out").map(|a| a.answer.as_str()), Some("\\frac{1}{2}"));
+    }
+
+    #[test]
     fn grading_text_synthesises_a_box_or_falls_back_to_the_raw_turn() {
         let mut answers = Answers::new();
         answers.set("task_2_out", CollectedAnswer { answer: "[1, 2]".into(), turn: 3 });
