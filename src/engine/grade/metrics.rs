@@ -1,0 +1,360 @@
+//! Run metrics: accuracy with Wilson 95% intervals per topology × family and per target task, means of tokens,
+//! turns and tool calls, status and repair breakdowns, per-node accuracy, and the paired comparison of two runs
+//! on the same instances (accuracy difference with an exact McNemar test).
+
+use super::NodeStatus;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// What the metrics need from one graded sample.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// `baseline`, `forgetting`, `chain`, `multichain` or `custom_dag`.
+    pub topology: String,
+    /// `math`, `python`, `gsm` or `mixed`.
+    pub family: String,
+    /// The target task's name (`task_name`).
+    pub task: String,
+    /// Reference-compatible verdict.
+    pub correct: bool,
+    /// Lenient verdict, when computed.
+    pub lenient: Option<bool>,
+    /// Generated tokens.
+    pub token_length: Option<f64>,
+    /// Agent turns.
+    pub turns: Option<f64>,
+    /// Executed tool calls.
+    pub tool_calls: Option<f64>,
+    /// Agent status (`success`, `timeout`, …).
+    pub status: String,
+    /// Repairs used, by kind.
+    pub repairs: Vec<(String, u64)>,
+    /// Per-node statuses.
+    pub nodes: Vec<(String, NodeStatus)>,
+    /// First-break nodes.
+    pub first_breaks: Vec<String>,
+}
+
+/// Builds the metrics input of one results sample from its stored fields and its (re-)grade.
+pub fn outcome_of(sample: &serde_json::Value, grade: &super::SampleGrade) -> Outcome {
+    let (topology, family) = topology_and_family(sample);
+    let number = |key: &str| sample.get(key).and_then(|v| v.as_f64());
+    let repairs = sample
+        .get("repairs")
+        .and_then(|r| r.as_object())
+        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_u64()?))).collect())
+        .unwrap_or_default();
+    Outcome {
+        topology,
+        family,
+        task: sample.get("task_name").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+        correct: grade.correct,
+        lenient: grade.lenient,
+        token_length: number("token_length"),
+        turns: number("agent_turns"),
+        tool_calls: number("agent_tool_calls"),
+        status: sample.get("agent_status").and_then(|v| v.as_str()).unwrap_or("unknown").to_string(),
+        repairs,
+        nodes: grade.nodes.clone(),
+        first_breaks: grade.first_breaks.clone(),
+    }
+}
+
+/// Infers `(topology, family)` of a sample from the keys it carries (reference layout, §9).
+pub fn topology_and_family(sample: &serde_json::Value) -> (String, String) {
+    let s = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).map(str::to_string);
+    let declared = s(sample.get("target_family"));
+    let task_name = s(sample.get("task_name")).unwrap_or_default();
+    let guessed = if task_name.starts_with("GSM_") {
+        "gsm"
+    } else if sample.get("extra_inputs").is_some() || sample.get("chain").and_then(|c| c.get("target")).and_then(|t| t.get("task_id")).is_some() {
+        "python"
+    } else {
+        "math"
+    };
+    let family = declared.unwrap_or_else(|| guessed.to_string());
+    let topology = if sample.get("custom_dag").is_some() {
+        "custom_dag"
+    } else if sample.get("multi_chain").is_some() {
+        "multichain"
+    } else if sample.get("chain").is_some() {
+        "chain"
+    } else if sample.get("forgetting").is_some() {
+        "forgetting"
+    } else {
+        "baseline"
+    };
+    (topology.to_string(), family)
+}
+
+/// Wilson score interval for `k` successes out of `n` at 95% (z = 1.96); `(0, 1)` when `n` is 0.
+pub fn wilson_interval(k: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Two-sided exact McNemar p-value for `b` and `c` discordant pairs (binomial test with p = 1/2).
+pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
+    let n = b + c;
+    if n == 0 {
+        return 1.0;
+    }
+    let k = b.min(c);
+    // P(X <= k) for X ~ Bin(n, 1/2), in log space to stay finite for large n.
+    let ln_half_n = -(n as f64) * std::f64::consts::LN_2;
+    let mut ln_choose = 0.0f64; // ln C(n, 0)
+    let mut tail = 0.0f64;
+    for i in 0..=k {
+        if i > 0 {
+            ln_choose += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        tail += (ln_choose + ln_half_n).exp();
+    }
+    (2.0 * tail).min(1.0)
+}
+
+/// Accuracy of one group.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Accuracy {
+    /// Correct samples.
+    pub correct: usize,
+    /// All samples.
+    pub total: usize,
+}
+
+impl Accuracy {
+    fn add(&mut self, ok: bool) {
+        self.total += 1;
+        self.correct += ok as usize;
+    }
+
+    /// Fraction correct (0 when empty).
+    pub fn rate(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.correct as f64 / self.total as f64
+        }
+    }
+
+    /// Wilson 95% interval.
+    pub fn interval(&self) -> (f64, f64) {
+        wilson_interval(self.correct, self.total)
+    }
+}
+
+/// Aggregates of a whole run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// All samples.
+    pub overall: Accuracy,
+    /// Lenient accuracy, when any sample has a lenient verdict.
+    pub lenient: Option<Accuracy>,
+    /// Per `(topology, family)`.
+    pub by_group: BTreeMap<(String, String), Accuracy>,
+    /// Per `(topology, family, task)`.
+    pub by_task: BTreeMap<(String, String, String), Accuracy>,
+    /// Mean tokens / turns / tool calls over samples that record them.
+    pub mean_tokens: Option<f64>,
+    /// Mean turns.
+    pub mean_turns: Option<f64>,
+    /// Mean tool calls.
+    pub mean_tool_calls: Option<f64>,
+    /// Fraction of samples with at least one tool call.
+    pub tool_use_rate: f64,
+    /// Count per status.
+    pub statuses: BTreeMap<String, usize>,
+    /// Total repairs per kind, and samples that used at least one.
+    pub repairs: BTreeMap<String, (u64, usize)>,
+    /// Fraction of samples whose status is `context_length_exceeded`.
+    pub context_exceeded_rate: f64,
+    /// Per node name: correct / graded.
+    pub nodes: BTreeMap<String, Accuracy>,
+    /// Per node name: how often it was the first break.
+    pub first_breaks: BTreeMap<String, usize>,
+}
+
+fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let (sum, n) = values.flatten().fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Computes the metrics of a run.
+pub fn summarise(outcomes: &[Outcome]) -> Metrics {
+    let mut m = Metrics::default();
+    for o in outcomes {
+        m.overall.add(o.correct);
+        if let Some(l) = o.lenient {
+            m.lenient.get_or_insert_with(Accuracy::default).add(l);
+        }
+        m.by_group.entry((o.topology.clone(), o.family.clone())).or_default().add(o.correct);
+        m.by_task.entry((o.topology.clone(), o.family.clone(), o.task.clone())).or_default().add(o.correct);
+        *m.statuses.entry(o.status.clone()).or_default() += 1;
+        for (kind, count) in &o.repairs {
+            let entry = m.repairs.entry(kind.clone()).or_default();
+            entry.0 += count;
+            entry.1 += (*count > 0) as usize;
+        }
+        for (name, status) in &o.nodes {
+            m.nodes.entry(name.clone()).or_default().add(*status == NodeStatus::Correct);
+        }
+        for name in &o.first_breaks {
+            *m.first_breaks.entry(name.clone()).or_default() += 1;
+        }
+    }
+    m.mean_tokens = mean(outcomes.iter().map(|o| o.token_length));
+    m.mean_turns = mean(outcomes.iter().map(|o| o.turns));
+    m.mean_tool_calls = mean(outcomes.iter().map(|o| o.tool_calls));
+    let n = outcomes.len().max(1) as f64;
+    m.tool_use_rate = outcomes.iter().filter(|o| o.tool_calls.unwrap_or(0.0) >= 1.0).count() as f64 / n;
+    m.context_exceeded_rate = outcomes.iter().filter(|o| o.status == "context_length_exceeded").count() as f64 / n;
+    m
+}
+
+fn pct(a: &Accuracy) -> String {
+    let (lo, hi) = a.interval();
+    format!("{:6.1}%  [{:5.1}, {:5.1}]  {}/{}", 100.0 * a.rate(), 100.0 * lo, 100.0 * hi, a.correct, a.total)
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// The metrics as a plain-text table.
+pub fn render_table(m: &Metrics) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "accuracy (Wilson 95% CI)");
+    let _ = writeln!(out, "  {:<34} {}", "overall", pct(&m.overall));
+    if let Some(l) = &m.lenient {
+        let _ = writeln!(out, "  {:<34} {}", "overall, lenient (not comparable)", pct(l));
+    }
+    for ((topology, family), a) in &m.by_group {
+        let _ = writeln!(out, "  {:<34} {}", format!("{topology} × {family}"), pct(a));
+    }
+    if m.by_task.len() > 1 {
+        let _ = writeln!(out, "per target task");
+        for ((topology, family, task), a) in &m.by_task {
+            let _ = writeln!(out, "  {:<34} {}", format!("{topology}/{family}/{task}"), pct(a));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "means: tokens {}  turns {}  tool calls {}  tool use rate {:.3}",
+        opt(m.mean_tokens),
+        opt(m.mean_turns),
+        opt(m.mean_tool_calls),
+        m.tool_use_rate
+    );
+    let _ = writeln!(out, "statuses");
+    for (status, count) in &m.statuses {
+        let _ = writeln!(out, "  {status:<34} {count}");
+    }
+    let _ = writeln!(out, "context-exceeded rate {:.3}", m.context_exceeded_rate);
+    if !m.repairs.is_empty() {
+        let _ = writeln!(out, "repairs (total, samples using any)");
+        for (kind, (total, samples)) in &m.repairs {
+            let _ = writeln!(out, "  {kind:<34} {total} {samples}");
+        }
+    }
+    if !m.nodes.is_empty() {
+        let _ = writeln!(out, "per-node accuracy (first breaks)");
+        let mut names: Vec<&String> = m.nodes.keys().collect();
+        names.sort_by_key(|n| (n.trim_start_matches("task_").trim_end_matches("_out").parse::<u64>().unwrap_or(u64::MAX), n.to_string()));
+        for name in names {
+            let a = &m.nodes[name];
+            let _ = writeln!(out, "  {:<34} {}  ({})", name, pct(a), m.first_breaks.get(name).copied().unwrap_or(0));
+        }
+    }
+    out
+}
+
+/// The paired comparison of two runs on the same samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paired {
+    /// Matched samples.
+    pub n: usize,
+    /// Correct in both.
+    pub both: usize,
+    /// Correct only in run A.
+    pub only_a: usize,
+    /// Correct only in run B.
+    pub only_b: usize,
+    /// Accuracy of A minus accuracy of B on the matched samples.
+    pub difference: f64,
+    /// Exact McNemar p-value.
+    pub p_value: f64,
+}
+
+/// Compares paired verdicts `(a, b)`.
+pub fn paired(pairs: &[(bool, bool)]) -> Paired {
+    let both = pairs.iter().filter(|(a, b)| *a && *b).count();
+    let only_a = pairs.iter().filter(|(a, b)| *a && !*b).count();
+    let only_b = pairs.iter().filter(|(a, b)| !*a && *b).count();
+    let n = pairs.len();
+    let difference = if n == 0 { 0.0 } else { (only_a as f64 - only_b as f64) / n as f64 };
+    Paired { n, both, only_a, only_b, difference, p_value: mcnemar_exact(only_a, only_b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-4
+    }
+
+    #[test]
+    fn wilson_interval_matches_known_values() {
+        let (lo, hi) = wilson_interval(8, 10);
+        assert!(close(lo, 0.4902) && close(hi, 0.9433), "{lo} {hi}");
+        let (lo, hi) = wilson_interval(0, 20);
+        assert!(close(lo, 0.0) && close(hi, 0.1611), "{lo} {hi}");
+        assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn mcnemar_exact_matches_the_binomial_tail() {
+        // b=1, c=9: 2 * P(X<=1 | n=10) = 2 * 11/1024.
+        assert!(close(mcnemar_exact(1, 9), 22.0 / 1024.0));
+        assert_eq!(mcnemar_exact(0, 0), 1.0);
+        assert_eq!(mcnemar_exact(5, 5), 1.0);
+        assert!(mcnemar_exact(0, 2000) < 1e-100);
+    }
+
+    #[test]
+    fn summaries_group_by_topology_family_and_node() {
+        let outcome = |correct, status: &str, node| Outcome {
+            topology: "chain".into(),
+            family: "math".into(),
+            task: "T".into(),
+            correct,
+            status: status.into(),
+            tool_calls: Some(1.0),
+            nodes: vec![("task_1_out".into(), node)],
+            ..Outcome::default()
+        };
+        let m = summarise(&[outcome(true, "success", NodeStatus::Correct), outcome(false, "context_length_exceeded", NodeStatus::Missing)]);
+        assert_eq!(m.overall, Accuracy { correct: 1, total: 2 });
+        assert_eq!(m.by_group[&("chain".to_string(), "math".to_string())].total, 2);
+        assert_eq!(m.nodes["task_1_out"], Accuracy { correct: 1, total: 2 });
+        assert_eq!(m.context_exceeded_rate, 0.5);
+        assert_eq!(m.tool_use_rate, 1.0);
+        assert!(render_table(&m).contains("chain × math"));
+    }
+
+    #[test]
+    fn paired_comparison_counts_discordant_pairs() {
+        let p = paired(&[(true, true), (true, false), (true, false), (false, true)]);
+        assert_eq!((p.both, p.only_a, p.only_b), (1, 2, 1));
+        assert!(close(p.difference, 0.25));
+        assert_eq!(p.p_value, 1.0);
+    }
+}

@@ -1,0 +1,72 @@
+//! `arbigraph grade` options: the lenient verdict reported separately, and the paired comparison of two runs.
+
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that
+/// rebuild the same binary name while this test runs, so the test copies it once and checks it is this one.
+fn arbigraph_binary() -> PathBuf {
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join("arbigraph");
+        std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).unwrap();
+        let help = Command::new(&copy).args(["eval", "--help"]).output().unwrap();
+        assert!(
+            String::from_utf8_lossy(&help.stdout).contains("--base-url"),
+            "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
+        );
+        copy
+    })
+    .clone()
+}
+
+fn results(answers: &[&str]) -> Value {
+    let samples: Vec<Value> = answers
+        .iter()
+        .enumerate()
+        .map(|(i, answer)| {
+            json!({"task_id": i, "task_name": "T", "sample_idx": 0, "prompt": "Task 1: task_1_out", "ground_truth": 32,
+                   "turn_outputs": {"0": format!("\\boxed{{task_1_out = {answer}}}")}, "agent_status": "success",
+                   "token_length": 10, "agent_turns": 1, "agent_tool_calls": 1})
+        })
+        .collect();
+    json!({"summary": {"mode": "agent"}, "samples": samples})
+}
+
+fn write(name: &str, value: &Value) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("grade-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, value.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn lenient_verdicts_are_reported_separately_from_the_reference_score() {
+    let path = write("lenient.json", &results(&["32", "2^{5}", "\\frac{64}{2}", "31"]));
+    let out = Command::new(arbigraph_binary()).arg("grade").arg(&path).args(["--replay", "--lenient", "--per-sample"]).output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let strict: Vec<bool> = lines.iter().map(|l| l["correct"].as_bool().unwrap()).collect();
+    let lenient: Vec<bool> = lines.iter().map(|l| l["lenient_correct"].as_bool().unwrap()).collect();
+    assert_eq!(strict, vec![true, false, false, false]);
+    assert_eq!(lenient, vec![true, true, true, false]);
+    let table = String::from_utf8(out.stderr).unwrap();
+    assert!(table.contains("overall") && table.contains("1/4"), "{table}");
+    assert!(table.contains("lenient (not comparable)") && table.contains("3/4"), "{table}");
+}
+
+#[test]
+fn the_paired_comparison_matches_samples_and_reports_mcnemar() {
+    let a = write("a.json", &results(&["32", "32", "32", "31", "32", "32", "32", "32", "32", "32"]));
+    let b = write("b.json", &results(&["31", "31", "31", "31", "31", "31", "31", "31", "31", "32"]));
+    let out = Command::new(arbigraph_binary()).arg("grade").arg(&a).arg("--compare").arg(&b).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    // 9 vs 1 correct: 8 discordant pairs all favouring A; p = 2 / 2^8.
+    assert!(text.contains("matched by task_id, task_name, sample_idx"), "{text}");
+    assert!(text.contains("n 10  both 1  only this 8  only other 0  difference +0.8000  McNemar exact p 0.0078"), "{text}");
+}

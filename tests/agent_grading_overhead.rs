@@ -1,0 +1,68 @@
+//! Grading overhead: replaying answer collection, grading and computing the metrics of 10,000 chain samples.
+//! Prints the time taken; asserts only that every verdict and aggregate is right.
+
+use arbigraph_studio::engine::grade::grade_result_sample;
+use arbigraph_studio::engine::grade::metrics::{outcome_of, render_table, summarise};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+fn sample(i: usize) -> Value {
+    let truths: Vec<i64> = (1..=4).map(|k| (i as i64 * 13 + k * 7) % 1000).collect();
+    let list_truth: Vec<i64> = (0..10).map(|j| (i as i64 + j) % 97).collect();
+    let mut prompt = String::from("Solve all tasks below. Box every answer, e.g. \\boxed{task_1_out = ...}.\n\nInitial Conditions:\ntask_1_input = 5\n\n");
+    for k in 1..=5 {
+        prompt.push_str(&format!("Task {k}:\nLet val_{k} come from the previous output. Compute something and call it task_{k}_out.\n\n"));
+    }
+    // Every fourth sample gets the target wrong; every third gets node 2 wrong.
+    let wrong_target = i.is_multiple_of(4);
+    let wrong_node = i.is_multiple_of(3);
+    let mut turns = serde_json::Map::new();
+    turns.insert("0".into(), json!(format!("Thinking about task 1 ... \\boxed{{task_1_out = {}}}\n<tool_call>\n<function=calculator>\n<parameter=expressions>\n[\"1 + 1\"]\n</parameter>\n</function>\n</tool_call>", truths[0])));
+    turns.insert(
+        "1".into(),
+        json!(format!(
+            "Now \\boxed{{task_2_out = {}}} and \\boxed{{task_3_out = {}}} and \\boxed{{task_4_out = {}}}",
+            truths[1] + wrong_node as i64,
+            truths[2],
+            truths[3]
+        )),
+    );
+    let target: Vec<i64> = list_truth.iter().map(|v| v + (wrong_target as i64)).collect();
+    turns.insert("2".into(), json!(format!("Finally \\boxed{{task_5_out = {target:?}}}.")));
+    let stages: Vec<Value> = (1..=4)
+        .map(|k| json!({"task_number": k, "input_name": if k == 1 { "task_1_input".to_string() } else { format!("task_{}_out", k - 1) }, "ground_truth": truths[k - 1]}))
+        .collect();
+    json!({
+        "task_id": i % 40, "task_name": format!("Task{}", i % 40), "sample_idx": i / 40,
+        "prompt": prompt, "ground_truth": list_truth,
+        "chain": {"target_task_number": 5, "distractors": stages,
+                  "target": {"task_number": 5, "input_name": "task_4_out", "ground_truth": list_truth}},
+        "turn_outputs": turns, "agent_status": "success", "token_length": 1000, "agent_turns": 3, "agent_tool_calls": 1
+    })
+}
+
+#[test]
+fn ten_thousand_samples_are_graded_with_metrics_and_every_verdict_is_right() {
+    let samples: Vec<Value> = (0..10_000).map(sample).collect();
+    let started = Instant::now();
+    let mut outcomes = Vec::with_capacity(samples.len());
+    for (index, s) in samples.iter().enumerate() {
+        let (grade, _) = grade_result_sample(s, index, true, false).unwrap();
+        outcomes.push(outcome_of(s, &grade));
+    }
+    let metrics = summarise(&outcomes);
+    let table = render_table(&metrics);
+    let elapsed = started.elapsed();
+    println!("graded 10,000 samples (replay + per-node + metrics) in {:.3} s", elapsed.as_secs_f64());
+
+    let expected_correct = (0..10_000).filter(|i| i % 4 != 0).count();
+    assert_eq!(metrics.overall.correct, expected_correct);
+    assert_eq!(metrics.overall.total, 10_000);
+    assert_eq!(metrics.nodes["task_2_out"].correct, (0..10_000).filter(|i| i % 3 != 0).count());
+    assert_eq!(metrics.nodes["task_1_out"].correct, 10_000);
+    assert_eq!(metrics.first_breaks["task_2_out"], (0..10_000).filter(|i| i % 3 == 0).count());
+    // The target's direct predecessor (node 4) is always right, so every wrong target is a first break too.
+    assert_eq!(metrics.first_breaks.get("task_5_out").copied().unwrap_or(0), (0..10_000).filter(|i| i % 4 == 0).count());
+    assert_eq!(metrics.by_task.len(), 40);
+    assert!(table.contains("chain × math"));
+}

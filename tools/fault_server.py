@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""A scripted OpenAI-compatible chat endpoint that misbehaves on purpose, for the fault-injection test.
+
+Usage: python3 tools/fault_server.py [--delay-ms N] [--hang-secs S]
+Prints "PORT <n>" once listening on 127.0.0.1 (a free port), then serves until killed.
+
+POST /v1/chat/completions plays a tiny agent for prompts of the form
+  "Define task_1_input = <x>.\nTask 1:\nCompute <expression in task_1_input> and call the result task_1_out.\n"
+turn 1: a calculator call with the expression (x substituted); turn 2: a boxed answer from the tool result.
+The first attempt of each (prompt, turn) may instead fail, chosen by a hash of the prompt:
+429 with Retry-After: 1, 500, a hang past the client's timeout, a dropped connection, a malformed JSON body.
+Some prompts get malformed tool arguments first, some get arguments as a JSON object, some a wrong answer.
+GET /stats returns counters and the Authorization headers seen (so a test can check the key was sent).
+Python 3 standard library only.
+"""
+
+import argparse
+import hashlib
+import json
+import re
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+ATTEMPTS = {}
+STATS = {"requests": 0, "faults": {}, "auth": []}
+
+
+def bucket(text):
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % 100
+
+
+def first_attempt_fault(h):
+    if h < 8:
+        return "429"
+    if h < 16:
+        return "500"
+    if h < 20:
+        return "hang"
+    if h < 25:
+        return "drop"
+    if h < 30:
+        return "badjson"
+    return None
+
+
+def completion(message, finish, prompt_tokens, completion_tokens):
+    return {
+        "id": "chatcmpl-fault",
+        "object": "chat.completion",
+        "model": "fault-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
+def expression_of(prompt):
+    value = re.search(r"Define task_1_input = (-?\d+)\.", prompt)
+    expr = re.search(r"Compute (.+?) and call the result task_1_out", prompt)
+    if not value or not expr:
+        return "1 + 1"
+    return expr.group(1).replace("task_1_input", "(%s)" % value.group(1))
+
+
+def play(body):
+    messages = body.get("messages", [])
+    prompt = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+    h = bucket(prompt)
+    tools = [m for m in messages if m.get("role") == "tool"]
+    prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 10
+    good = [t for t in tools if str(t.get("content", "")).startswith("{\"results\"")]
+    if good:
+        results = json.loads(good[-1]["content"]).get("results", ["?"])
+        answer = results[0]
+        if h >= 90:
+            try:
+                answer = str(int(answer) + 1)
+            except ValueError:
+                answer = answer + "1"
+        text = "The calculator gives %s.\n\\boxed{task_1_out = %s}" % (results[0], answer)
+        return completion({"role": "assistant", "content": text}, "stop", prompt_tokens, 12)
+    call_id = "call_%d_%d" % (h, len(messages))
+    if 35 <= h < 45 and not tools:
+        arguments = "{\"expressions\": [\"" + expression_of(prompt)  # cut short: not JSON
+    elif 45 <= h < 50:
+        arguments = {"expressions": [expression_of(prompt)]}  # an object, as some providers send
+    else:
+        arguments = json.dumps({"expressions": [expression_of(prompt)]})
+    message = {"role": "assistant", "content": None,
+               "tool_calls": [{"id": call_id, "type": "function",
+                               "function": {"name": "calculator", "arguments": arguments}}]}
+    return completion(message, "tool_calls", prompt_tokens, 9)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    delay = 0.0
+    hang = 3.0
+
+    def log_message(self, *args):
+        pass
+
+    def send_json(self, status, payload, extra=None):
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path.startswith("/stats"):
+            with LOCK:
+                self.send_json(200, STATS)
+        else:
+            self.send_json(404, {"error": {"message": "not found"}})
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.startswith("/v1/chat/completions"):
+            self.send_json(404, {"error": {"message": "not found"}})
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self.send_json(400, {"error": {"message": "request body is not JSON"}})
+            return
+        messages = body.get("messages", [])
+        prompt = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+        key = hashlib.sha256((prompt + "|%d" % len(messages)).encode("utf-8")).hexdigest()
+        with LOCK:
+            STATS["requests"] += 1
+            auth = self.headers.get("Authorization")
+            if auth and auth not in STATS["auth"]:
+                STATS["auth"].append(auth)
+            ATTEMPTS[key] = ATTEMPTS.get(key, 0) + 1
+            attempt = ATTEMPTS[key]
+        fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 else None
+        if fault:
+            with LOCK:
+                STATS["faults"][fault] = STATS["faults"].get(fault, 0) + 1
+        if fault == "429":
+            self.send_json(429, {"error": {"message": "rate limited"}}, {"Retry-After": "1"})
+        elif fault == "500":
+            self.send_json(500, {"error": {"message": "internal error"}})
+        elif fault == "hang":
+            time.sleep(self.hang)
+            self.close_connection = True
+            try:
+                self.send_json(200, play(body))
+            except OSError:
+                pass
+        elif fault == "drop":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        elif fault == "badjson":
+            self.send_json(200, b"{\"choices\": [{\"message\": {\"content\": \"trunc")
+        else:
+            if self.delay:
+                time.sleep(self.delay)
+            self.send_json(200, play(body))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--delay-ms", type=float, default=0.0)
+    parser.add_argument("--hang-secs", type=float, default=3.0)
+    args = parser.parse_args()
+    Handler.delay = args.delay_ms / 1000.0
+    Handler.hang = args.hang_secs
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print("PORT %d" % server.server_address[1], flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
