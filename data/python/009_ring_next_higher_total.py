@@ -1,4 +1,4 @@
-# difficulty: Medium
+# difficulty: Hard
 # topic: monotonic-stack
 def ring_next_higher_total(ring: List[int]) -> int:
     n = len(ring)

@@ -1,4 +1,4 @@
-# difficulty: Medium
+# difficulty: Hard
 # topic: prefix-sums-hashing
 def even_majority_stretch(tape: List[int]) -> int:
     first = {0: -1}

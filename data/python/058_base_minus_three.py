@@ -1,4 +1,4 @@
-# difficulty: Medium
+# difficulty: Hard
 # topic: number-theory
 def base_minus_three(n: int) -> List[int]:
     if n == 0:
