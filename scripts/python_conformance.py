@@ -439,7 +439,7 @@ def stats_main(args):
             seen.add(json.dumps(normalise(out)))
         n = args.cases
         flag = ""
-        if degen > 0.25 * n or errors > 0.1 * n or len(seen) < 10 or worst > 0.001:
+        if degen > 0.15 * n or errors > 0.1 * n or len(seen) < 10 or worst > 0.001:
             flag = "  <-- check"
             problems += 1
         extra = f" {error_kinds}" if error_kinds else ""
