@@ -399,6 +399,42 @@ def compare_main(args):
 
 # ---------------------------------------------------------------- pool statistics
 
+FORBIDDEN_NODES = (ast.ClassDef, ast.Try, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Yield,
+                   ast.YieldFrom, ast.Lambda, ast.JoinedStr, ast.Div, ast.AsyncFunctionDef, ast.With, ast.Raise,
+                   ast.Delete, ast.Assert)
+
+
+def lint(entry):
+    """Problems with a pool file's format: header lines, one def, annotations, the §4.5 subset."""
+    problems = []
+    lines = entry["source"].splitlines()
+    if len(lines) < 3 or not lines[0].startswith("# difficulty: ") or not lines[1].startswith("# topic: "):
+        problems.append("header must be '# difficulty: ...' then '# topic: ...'")
+    if entry["difficulty"] not in ("Easy", "Medium", "Hard"):
+        problems.append(f"difficulty {entry['difficulty']!r}")
+    tree = ast.parse(entry["source"])
+    fn = [n for n in tree.body if isinstance(n, ast.FunctionDef)][0]
+    if len(tree.body) != 1:
+        problems.append("the file must hold exactly one top-level statement, the def")
+    for arg in fn.args.args + [fn]:
+        note = arg.annotation if isinstance(arg, ast.arg) else arg.returns
+        text = ast.unparse(note) if note is not None else None
+        if text not in ("List[int]", "int"):
+            problems.append(f"annotation {text!r}")
+    for node in ast.walk(tree):
+        if isinstance(node, FORBIDDEN_NODES):
+            problems.append(f"line {getattr(node, 'lineno', '?')}: {type(node).__name__} is outside the subset")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, int):
+            problems.append(f"line {node.lineno}: constant {node.value!r} is not an int")
+        if isinstance(node, ast.Name) and node.id in ("print", "input", "open", "eval", "exec"):
+            problems.append(f"line {node.lineno}: {node.id}")
+    for n, line in enumerate(lines, 1):
+        indent = len(line) - len(line.lstrip(" "))
+        if "\t" in line or indent % 4:
+            problems.append(f"line {n}: indentation is not a multiple of 4 spaces")
+    return problems
+
+
 def degenerate(value):
     if isinstance(value, bool):
         return True
@@ -438,9 +474,11 @@ def stats_main(args):
                 degen += 1
             seen.add(json.dumps(normalise(out)))
         n = args.cases
-        flag = ""
+        problems_here = lint(entry)
+        flag = "  <-- " + "; ".join(problems_here) if problems_here else ""
         if degen > 0.15 * n or errors > 0.1 * n or len(seen) < 10 or worst > 0.001:
-            flag = "  <-- check"
+            flag += "  <-- check"
+        if flag:
             problems += 1
         extra = f" {error_kinds}" if error_kinds else ""
         print(f"{entry['file']:40} {signature(entry):16} {entry['topic']:20} {entry['difficulty']:6} "
