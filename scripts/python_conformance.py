@@ -325,10 +325,43 @@ def run_trace(command, cases_path, total):
             parsed.append(json.loads(line))
         except json.JSONDecodeError:
             parsed.append({"unparsable": line})
+    if proc.returncode == 101 or proc.returncode < 0:
+        note = f"trace --batch crashed (exit {proc.returncode}) after {len(parsed)} of {total} lines; stderr: {proc.stderr[-1500:]}"
+        return parsed, note
     if len(parsed) != total:
         note = f"trace --batch printed {len(parsed)} lines for {total} cases (exit {proc.returncode}); stderr: {proc.stderr[-1500:]}"
         return parsed, note
     return parsed, None
+
+
+def write_cases(path, cases):
+    with open(path, "w", encoding="utf-8") as fh:
+        for case in cases:
+            fh.write(json.dumps(case) + "\n")
+
+
+def localise(command, labelled, tmp):
+    """After a broken full run: one batch per group, and one process per case inside a group that still breaks.
+
+    A case whose process prints nothing is recorded as {"crash": ...} so the report names it."""
+    groups = []
+    for label, case in labelled:
+        if not groups or groups[-1][0] != label:
+            groups.append((label, []))
+        groups[-1][1].append(case)
+    outcomes = []
+    path = os.path.join(tmp, "part.jsonl")
+    for label, cases in groups:
+        write_cases(path, cases)
+        got, problem = run_trace(command, path, len(cases))
+        if not problem:
+            outcomes.extend(got)
+            continue
+        for case in cases:
+            write_cases(path, [case])
+            one, problem = run_trace(command, path, 1)
+            outcomes.append(one[0] if not problem else {"crash": problem})
+    return outcomes, None
 
 
 def gather_cases(args):
@@ -355,9 +388,7 @@ def compare_main(args):
         return 1
     with tempfile.TemporaryDirectory(prefix="pyconf-") as tmp:
         cases_path = os.path.join(tmp, "cases.jsonl")
-        with open(cases_path, "w", encoding="utf-8") as fh:
-            for _, case in labelled:
-                fh.write(json.dumps(case) + "\n")
+        write_cases(cases_path, [case for _, case in labelled])
         started = time.time()
         expected = cpython_outcomes(cases_path, len(labelled), args.call_seconds)
         cpython_secs = time.time() - started
@@ -367,10 +398,12 @@ def compare_main(args):
             command = [args.arbigraph]
         started = time.time()
         got, problem = run_trace(command, cases_path, len(labelled))
+        if problem:
+            print(f"PROBLEM: {problem}")
+            print("re-running the cases in smaller batches to localise the problem")
+            got, _ = localise(command, labelled, tmp)
         trace_secs = time.time() - started
     print(f"{len(labelled)} cases; cpython {cpython_secs:.1f}s, trace {trace_secs:.1f}s")
-    if problem:
-        print(f"PROBLEM: {problem}")
     got = list(got or [])
     got += [{"missing": True}] * (len(labelled) - len(got))
 
@@ -393,6 +426,8 @@ def compare_main(args):
             print(f"    kwargs  {json.dumps(case['kwargs'])}")
             print(f"    cpython {describe(exp)}")
             print(f"    trace   {json.dumps(out)}")
+    if problem:
+        print(f"PROBLEM (the whole batch run broke; the counts below come from smaller batches): {problem}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and not problem else 1
 
