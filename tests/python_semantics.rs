@@ -101,8 +101,41 @@ fn mutate(src: &str, mutations: &[Mutation]) -> String {
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     let snippet = prop::sample::select(vec![
-        "(", ")", "[", "]", ":", "\n", "    ", "while True:\n    pass\n", " ** ", " // 0", "-", "lambda: ", "[0] * 10 ** 9", "x", ",", "=", ":=",
-        "not ", " if ", " else ", "\\\n", "'", "\"\"\"", "def ", "return ", "for ", " in ", "@", "class ", "{", "}", "*", "~", "<<", "yield",
+        "(",
+        ")",
+        "[",
+        "]",
+        ":",
+        "\n",
+        "    ",
+        "while True:\n    pass\n",
+        " ** ",
+        " // 0",
+        "-",
+        "lambda: ",
+        "[0] * 10 ** 9",
+        "x",
+        ",",
+        "=",
+        ":=",
+        "not ",
+        " if ",
+        " else ",
+        "\\\n",
+        "'",
+        "\"\"\"",
+        "def ",
+        "return ",
+        "for ",
+        " in ",
+        "@",
+        "class ",
+        "{",
+        "}",
+        "*",
+        "~",
+        "<<",
+        "yield",
     ]);
     prop_oneof![
         any::<usize>().prop_map(Mutation::DeleteToken),
@@ -121,10 +154,14 @@ fn exercise(src: &str, seed: i64) {
     let printed = unparse::unparse_module(&module.body);
     // What we print must parse again.
     assert!(parse_module(&printed).is_ok(), "unparsed text does not parse:\n{printed}\nfrom:\n{src}");
-    let names: Vec<FunctionSig> = module.body.iter().filter_map(|s| match &s.kind {
-        arbigraph_studio::engine::python::ast::StmtKind::FunctionDef(def) => Some(FunctionSig::of(def)),
-        _ => None,
-    }).collect();
+    let names: Vec<FunctionSig> = module
+        .body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            arbigraph_studio::engine::python::ast::StmtKind::FunctionDef(def) => Some(FunctionSig::of(def)),
+            _ => None,
+        })
+        .collect();
     for sig in names {
         let kwargs: Vec<(String, PyValue)> = sig
             .params
