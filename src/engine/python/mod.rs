@@ -36,6 +36,16 @@ pub fn parse_module(src: &str) -> Result<Module, ParseError> {
     resolve::resolve_module(parser::parse_tree(src)?)
 }
 
+/// Resolves a syntax tree (from `parser::parse_tree`, possibly rewritten) into a runnable module.
+pub fn resolve(body: Vec<ast::Stmt>) -> Result<Module, ParseError> {
+    resolve::resolve_module(body)
+}
+
+/// The names a function binds in its own scope (parameters, assignment and loop targets, nested `def`s).
+pub fn bound_names(def: &FunctionDef) -> Vec<String> {
+    resolve::bindings(&def.params, &def.body)
+}
+
 /// One parameter of a function signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamSig {

@@ -158,7 +158,7 @@ fn walk_scope(body: &[Stmt], on_stmt: &mut dyn FnMut(&Stmt), on_expr: &mut dyn F
 }
 
 /// Names bound in a scope, in first-binding order (parameters first).
-fn bindings(params: &[Param], body: &[Stmt]) -> Vec<String> {
+pub(crate) fn bindings(params: &[Param], body: &[Stmt]) -> Vec<String> {
     let mut out: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     let mut walrus: Vec<String> = Vec::new();
     walk_scope(
