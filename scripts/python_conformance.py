@@ -14,7 +14,8 @@ Modes:
   --self-test          compare against a CPython stand-in for `trace --batch` (checks the harness itself)
   --pool-stats         print per-function degenerate/exception rates and timings on the generator's inputs
   --extra-cases FILE   also compare hand-written cases (JSON lines {"source", "function", "kwargs"})
-  --no-pool            skip the pool (useful with --extra-cases)
+  --no-pool            skip the pool (useful with --extra-cases or --fuzz)
+  --fuzz N             also compare N seeded random one-expression functions (operators, 64-bit edges, big ints)
 
 Standard library only; python3.11.
 """
@@ -276,6 +277,68 @@ def fake_trace_main(batch_path):
     return 0
 
 
+# ---------------------------------------------------------------- random expression cases
+
+FUZZ_INTS = [0, 1, -1, 2, -2, 3, -3, 7, -7, 10, -10, 99, -100, 2 ** 31, -(2 ** 31), 2 ** 62, 2 ** 63 - 1,
+             -(2 ** 63), 2 ** 63, 2 ** 64 + 1, -(2 ** 64), 10 ** 20, -(10 ** 19)]
+FUZZ_BIG_LITERALS = ["(2 ** 70)", "(-(10 ** 20))", "(2 ** 64 - 1)", "(-(2 ** 63))", "(3 ** 45)", "(2 ** 63)"]
+
+
+def fuzz_expression(rng, depth):
+    """A random integer/bool expression over a, b, c and xs (operators, builtins, slices, conditionals)."""
+    if depth <= 0 or rng.random() < 0.2:
+        roll = rng.random()
+        if roll < 0.45:
+            return rng.choice(["a", "b", "c"])
+        if roll < 0.65:
+            return str(rng.choice([0, 1, 2, 3, 5, 7, 10, 13, 64, 100]))
+        if roll < 0.8:
+            return rng.choice(FUZZ_BIG_LITERALS)
+        if roll < 0.9:
+            return rng.choice(["True", "False"])
+        return f"xs[{rng.randint(-5, 4)}]"
+    sub = lambda: fuzz_expression(rng, depth - 1)  # noqa: E731 (the harness, not the subset)
+    k = rng.random()
+    if k < 0.45:
+        op = rng.choice(["+", "-", "*", "//", "%", "&", "|", "^", "<", "<=", "==", "!=", ">", ">=", "and", "or"])
+        return f"({sub()} {op} {sub()})"
+    if k < 0.52:
+        return f"({sub()} ** {rng.randint(0, 4)})"
+    if k < 0.6:
+        return f"({sub()} {rng.choice(['<<', '>>'])} {rng.randint(0, 70)})"
+    if k < 0.7:
+        return f"({rng.choice(['-', '~', 'not ', '+'])}{sub()})"
+    if k < 0.76:
+        return f"({sub()} if {sub()} else {sub()})"
+    if k < 0.82:
+        return f"{rng.choice(['max', 'min'])}({sub()}, {sub()})"
+    if k < 0.86:
+        return f"abs({sub()})"
+    if k < 0.9:
+        return f"({sub()} < {sub()} <= {sub()})"
+    if k < 0.94:
+        i = rng.choice(["", str(rng.randint(-6, 6))])
+        j = rng.choice(["", str(rng.randint(-6, 6))])
+        step = rng.choice(["", "", str(rng.choice([-3, -2, -1, 1, 2, 3]))])
+        return f"{rng.choice(['sum', 'len'])}(xs[{i}:{j}:{step}])"
+    if k < 0.97:
+        return f"sorted(xs, reverse={rng.choice(['True', 'False'])})[{rng.randint(-5, 4)}]"
+    return f"int({sub()} > {sub()})"
+
+
+def fuzz_cases(count):
+    """Seeded one-expression functions with arguments drawn from 64-bit edges and beyond."""
+    rng = random.Random(f"{SEED}:fuzz")
+    cases = []
+    for n in range(count):
+        body = fuzz_expression(rng, rng.randint(1, 4))
+        source = f"def fuzz(a: int, b: int, c: int, xs: List[int]) -> int:\n    return {body}\n"
+        kwargs = {"a": rng.choice(FUZZ_INTS), "b": rng.choice(FUZZ_INTS), "c": rng.choice(FUZZ_INTS),
+                  "xs": [rng.choice(FUZZ_INTS) for _ in range(5)]}
+        cases.append((f"fuzz {n}: {body}", {"source": source, "function": "fuzz", "kwargs": kwargs}))
+    return cases
+
+
 # ---------------------------------------------------------------- comparison
 
 def strict_equal(a, b):
@@ -378,6 +441,8 @@ def gather_cases(args):
                     case = json.loads(line)
                     label = case.get("name") or f"{os.path.basename(args.extra_cases)}:{n}"
                     labelled.append((label, {"source": case["source"], "function": case["function"], "kwargs": case["kwargs"]}))
+    if args.fuzz:
+        labelled.extend(fuzz_cases(args.fuzz))
     return labelled
 
 
@@ -544,6 +609,7 @@ def main(argv):
     parser.add_argument("--cases", type=int, default=200, help="argument sets per pool function")
     parser.add_argument("--extra-cases", help="JSON lines of extra {source, function, kwargs} cases")
     parser.add_argument("--no-pool", action="store_true", help="run only the extra cases")
+    parser.add_argument("--fuzz", type=int, default=0, help="also compare N seeded random expressions")
     parser.add_argument("--self-test", action="store_true", help="use a CPython stand-in for trace --batch")
     parser.add_argument("--pool-stats", action="store_true", help="report degenerate/error rates and timings")
     parser.add_argument("--show", type=int, default=3, help="failing cases shown per function")
