@@ -165,7 +165,7 @@ pub fn has_method(obj: &PyValue, name: &str) -> bool {
     methods.contains(&name)
 }
 
-fn arity(name: &str, args: &[PyValue], min: usize, max: usize) -> Res<()> {
+fn arity(name: impl std::fmt::Display, args: &[PyValue], min: usize, max: usize) -> Res<()> {
     if args.len() < min || args.len() > max {
         let expected = if min == max {
             format!("exactly {min}")
@@ -182,12 +182,22 @@ fn arity(name: &str, args: &[PyValue], min: usize, max: usize) -> Res<()> {
     Ok(())
 }
 
+/// `type.method`, formatted only when an error message needs it.
+#[derive(Clone, Copy)]
+struct Qual<'a>(&'static str, &'a str);
+
+impl std::fmt::Display for Qual<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
+
 fn take_kw(kwargs: &mut Vec<(String, PyValue)>, name: &str) -> Option<PyValue> {
     let i = kwargs.iter().position(|(k, _)| k == name)?;
     Some(kwargs.remove(i).1)
 }
 
-fn no_kwargs(fname: &str, kwargs: &[(String, PyValue)]) -> Res<()> {
+fn no_kwargs(fname: impl std::fmt::Display, kwargs: &[(String, PyValue)]) -> Res<()> {
     match kwargs.first() {
         Some((k, _)) => Err(exc(ExcClass::TypeError, format!("'{k}' is an invalid keyword argument for {fname}()"))),
         None => Ok(()),
@@ -673,7 +683,7 @@ impl Interp<'_> {
         if !has_method(obj, name) {
             return Err(exc(ExcClass::AttributeError, format!("'{}' object has no attribute '{name}'", obj.type_name())));
         }
-        let qual = format!("{}.{name}", obj.type_name());
+        let qual = Qual(obj.type_name(), name);
         if !(matches!(obj, PyValue::List(_)) && name == "sort") {
             no_kwargs(&qual, &kwargs)?;
         }
@@ -952,7 +962,7 @@ impl Interp<'_> {
                     Ok(acc)
                 }
             },
-            PyValue::Str(s) => self.str_method(s, name, &qual, args),
+            PyValue::Str(s) => self.str_method(s, name, qual, args),
             PyValue::Tuple(t) => match name {
                 "index" => {
                     arity(&qual, &args, 1, 3)?;
@@ -993,7 +1003,7 @@ impl Interp<'_> {
         Ok((clamp(args.get(1), 0)?, clamp(args.get(2), len)?))
     }
 
-    fn str_method(&mut self, s: &Rc<str>, name: &str, qual: &str, args: Vec<PyValue>) -> Res<PyValue> {
+    fn str_method(&mut self, s: &Rc<str>, name: &str, qual: Qual<'_>, args: Vec<PyValue>) -> Res<PyValue> {
         let want_str = |v: &PyValue| -> Res<Rc<str>> {
             match v {
                 PyValue::Str(x) => Ok(x.clone()),

@@ -788,6 +788,14 @@ impl<'m> Interp<'m> {
     fn bind_args(&mut self, func: &Rc<Function>, args: Vec<PyValue>, kwargs: Vec<(String, PyValue)>) -> Res<Frame> {
         let def = &*func.def;
         let n = def.params.len();
+        if kwargs.is_empty() && args.len() == n {
+            // The common case: every parameter passed positionally.
+            let mut frame = Frame::new(&def.layout, &func.cells);
+            for (slot, v) in def.layout.param_slots.iter().zip(args) {
+                self.store(&mut frame, *slot, "", v)?;
+            }
+            return Ok(frame);
+        }
         if args.len() > n {
             return Err(exc(
                 ExcClass::TypeError,

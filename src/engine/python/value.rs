@@ -627,11 +627,52 @@ pub fn py_less(a: &PyValue, b: &PyValue) -> Result<bool, PyError> {
     py_order(a, b, super::ast::CmpOp::Lt)
 }
 
+/// A small, fast, deterministic hasher for dict indexes (FxHash's multiply-rotate); iteration order never
+/// depends on it, since dicts keep insertion order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+
 /// An insertion-ordered dict.
 #[derive(Clone, Debug, Default)]
 pub struct Dict {
     entries: Vec<Option<(PyValue, PyValue)>>,
-    index: HashMap<HashKey, usize>,
+    index: HashMap<HashKey, usize, FxBuild>,
     /// Bumped when keys are added or removed (iterators detect changes).
     pub version: u64,
 }

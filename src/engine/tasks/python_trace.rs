@@ -18,6 +18,8 @@
 //!   a dangling name); a nested function that binds the same name keeps its own.
 //! * Runaway code ends on a step budget / memory cap instead of a 5-second wall-clock alarm.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::engine::adapter::{ListAdapter, ScalarAdapter, LIST_LEN_MAX, SCALAR_MAX_MAG};
@@ -479,6 +481,9 @@ pub struct PythonTask {
     info: TaskInfo,
     function: UserFunction,
     options: TraceOptions,
+    /// Rewritten source per (task number, chained parameter index): printing is the costliest part of an
+    /// instance, and graphs reuse the same few task numbers.
+    code_cache: RefCell<HashMap<(usize, usize), Rc<str>>>,
 }
 
 impl PythonTask {
@@ -499,12 +504,12 @@ impl PythonTask {
             output_kind: sig.returns,
             description,
         };
-        PythonTask { info, function, options }
+        PythonTask { info, function, options, code_cache: RefCell::default() }
     }
 
     /// The same task with other options (custom DAGs ask for 200 attempts).
     pub fn with_options(&self, options: TraceOptions) -> PythonTask {
-        PythonTask { info: self.info.clone(), function: self.function.clone(), options }
+        PythonTask { info: self.info.clone(), function: self.function.clone(), options, code_cache: RefCell::default() }
     }
 
     /// The function behind the task.
@@ -573,7 +578,12 @@ impl PythonTask {
         p.push(Role::Instruction, ", and save the value it returns as ");
         p.push(Role::OutputName, &format!("task_{n}_out"));
         p.push(Role::Instruction, ".\n");
-        let code = rewritten_source(&self.function.module, &sig.name, n, &sig.params[chained].name, &local);
+        let cached = self.code_cache.borrow().get(&(n, chained)).cloned();
+        let code = cached.unwrap_or_else(|| {
+            let code: Rc<str> = rewritten_source(&self.function.module, &sig.name, n, &sig.params[chained].name, &local).into();
+            self.code_cache.borrow_mut().insert((n, chained), code.clone());
+            code
+        });
         p.push(Role::Computation, &format!("```python\n{code}```\n"));
         p
     }
