@@ -420,6 +420,10 @@ def localise(command, labelled, tmp):
         if not problem:
             outcomes.extend(got)
             continue
+        if not got:
+            # nothing at all came back (a missing subcommand, a crash at start-up): no point in going case by case
+            outcomes.extend({"crash": problem} for _ in cases)
+            continue
         for case in cases:
             write_cases(path, [case])
             one, problem = run_trace(command, path, 1)
