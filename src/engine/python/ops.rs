@@ -1,0 +1,701 @@
+//! Operators with Python semantics: exact int arithmetic (i64 fast path, big ints beyond, floor division and
+//! modulo toward negative infinity), float arithmetic, sequence concatenation/repetition, set algebra,
+//! indexing and slicing (including slice assignment and negative steps).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive, Zero};
+
+use super::ast::{BinOp, UnaryOp};
+use super::error::ExcClass;
+use super::eval::{exc, Frame, Interp, Res};
+use super::value::*;
+
+/// Python's float floor division and modulo (`divmod` for floats).
+pub(crate) fn float_divmod(vx: f64, wx: f64) -> (f64, f64) {
+    let mut m = vx % wx;
+    let mut div = (vx - m) / wx;
+    if m != 0.0 {
+        if (wx < 0.0) != (m < 0.0) {
+            m += wx;
+            div -= 1.0;
+        }
+    } else {
+        m = 0.0f64.copysign(wx);
+    }
+    let floordiv = if div != 0.0 {
+        let mut fd = div.floor();
+        if div - fd > 0.5 {
+            fd += 1.0;
+        }
+        fd
+    } else {
+        0.0f64.copysign(vx / wx)
+    };
+    (floordiv, m)
+}
+
+impl Interp<'_> {
+    fn to_f64(&self, v: &PyValue) -> Res<f64> {
+        Ok(match v {
+            PyValue::Float(f) => *f,
+            PyValue::Int(i) => *i as f64,
+            PyValue::Bool(b) => *b as i64 as f64,
+            PyValue::Big(b) => {
+                let f = big_to_f64(b);
+                if f.is_infinite() {
+                    return Err(exc(ExcClass::OverflowError, "int too large to convert to float"));
+                }
+                f
+            }
+            other => return Err(exc(ExcClass::TypeError, format!("must be real number, not {}", other.type_name()))),
+        })
+    }
+
+    fn big_result(&mut self, b: BigInt) -> Res<PyValue> {
+        let bits = b.bits();
+        if bits > 64 {
+            if bits > self.limits.max_int_bits {
+                return Err(self.mem_error());
+            }
+            self.charge(bits / 64)?;
+            self.tick_n(bits / 1024)?;
+        }
+        Ok(PyValue::from_bigint(b))
+    }
+
+    /// `a op b`.
+    pub(crate) fn binop(&mut self, op: BinOp, a: &PyValue, b: &PyValue) -> Res<PyValue> {
+        if let (PyValue::Int(x), PyValue::Int(y)) = (a, b) {
+            let (x, y) = (*x, *y);
+            let fast = match op {
+                BinOp::Add => x.checked_add(y),
+                BinOp::Sub => x.checked_sub(y),
+                BinOp::Mul => x.checked_mul(y),
+                BinOp::FloorDiv if y != 0 && !(x == i64::MIN && y == -1) => Some(Integer::div_floor(&x, &y)),
+                BinOp::Mod if y != 0 && y != -1 => Some(Integer::mod_floor(&x, &y)),
+                BinOp::BitAnd => Some(x & y),
+                BinOp::BitOr => Some(x | y),
+                BinOp::BitXor => Some(x ^ y),
+                BinOp::RShift if (0..64).contains(&y) => Some(x >> y),
+                _ => None,
+            };
+            if let Some(r) = fast {
+                return Ok(PyValue::Int(r));
+            }
+        }
+        self.binop_slow(op, a, b)
+    }
+
+    #[inline(never)]
+    fn binop_slow(&mut self, op: BinOp, a: &PyValue, b: &PyValue) -> Res<PyValue> {
+        use PyValue as V;
+        if a.is_int() && b.is_int() {
+            return self.int_op(op, a, b);
+        }
+        let numeric = |v: &PyValue| v.is_int() || matches!(v, V::Float(_));
+        if numeric(a) && numeric(b) {
+            return self.float_op(op, self.to_f64(a)?, self.to_f64(b)?);
+        }
+        match (op, a, b) {
+            (BinOp::Add, V::Str(x), V::Str(y)) => {
+                self.charge((x.len() + y.len()) as u64 / 8)?;
+                let mut s = String::with_capacity(x.len() + y.len());
+                s.push_str(x);
+                s.push_str(y);
+                Ok(V::str(&s))
+            }
+            (BinOp::Add, V::List(x), V::List(y)) => {
+                let mut out = x.borrow().clone();
+                out.extend(y.borrow().iter().cloned());
+                self.charge(out.len() as u64)?;
+                Ok(V::list(out))
+            }
+            (BinOp::Add, V::Tuple(x), V::Tuple(y)) => {
+                let mut out = x.to_vec();
+                out.extend(y.iter().cloned());
+                self.charge(out.len() as u64)?;
+                Ok(V::tuple(out))
+            }
+            (BinOp::Mul, V::Str(_) | V::List(_) | V::Tuple(_), _) if b.is_int() => self.repeat(a, b),
+            (BinOp::Mul, _, V::Str(_) | V::List(_) | V::Tuple(_)) if a.is_int() => self.repeat(b, a),
+            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, V::Set(x), V::Set(y)) => {
+                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+                let mut out = PySet::new();
+                match op {
+                    BinOp::BitOr => {
+                        for v in x.items().into_iter().chain(y.items()) {
+                            out.insert(v.hash_key()?, v);
+                        }
+                    }
+                    BinOp::BitAnd => {
+                        let (small, large) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
+                        for v in small.items() {
+                            let hk = v.hash_key()?;
+                            if large.contains(&hk) {
+                                out.insert(hk, v);
+                            }
+                        }
+                    }
+                    BinOp::Sub => {
+                        for v in x.items() {
+                            let hk = v.hash_key()?;
+                            if !y.contains(&hk) {
+                                out.insert(hk, v);
+                            }
+                        }
+                    }
+                    _ => {
+                        for v in x.items() {
+                            let hk = v.hash_key()?;
+                            if !y.contains(&hk) {
+                                out.insert(hk, v);
+                            }
+                        }
+                        for v in y.items() {
+                            let hk = v.hash_key()?;
+                            if !x.contains(&hk) {
+                                out.insert(hk, v);
+                            }
+                        }
+                    }
+                }
+                self.charge(out.len() as u64)?;
+                Ok(V::Set(Rc::new(RefCell::new(out))))
+            }
+            (BinOp::BitOr, V::Dict(x), V::Dict(y)) => {
+                let mut out = x.borrow().clone();
+                for (k, v) in y.borrow().pairs() {
+                    out.insert(k.hash_key()?, k, v);
+                }
+                self.charge(out.len() as u64)?;
+                Ok(V::Dict(Rc::new(RefCell::new(out))))
+            }
+            _ => {
+                let message = match (op, a) {
+                    (BinOp::Add, V::Str(_)) => format!("can only concatenate str (not \"{}\") to str", b.type_name()),
+                    (BinOp::Add, V::List(_)) => format!("can only concatenate list (not \"{}\") to list", b.type_name()),
+                    (BinOp::Add, V::Tuple(_)) => format!("can only concatenate tuple (not \"{}\") to tuple", b.type_name()),
+                    (BinOp::Mul, V::Str(_) | V::List(_) | V::Tuple(_)) => {
+                        format!("can't multiply sequence by non-int of type '{}'", b.type_name())
+                    }
+                    (BinOp::Pow, _) => format!("unsupported operand type(s) for ** or pow(): '{}' and '{}'", a.type_name(), b.type_name()),
+                    _ => format!("unsupported operand type(s) for {}: '{}' and '{}'", op.symbol(), a.type_name(), b.type_name()),
+                };
+                Err(exc(ExcClass::TypeError, message))
+            }
+        }
+    }
+
+    /// The repetition count of `seq * n` (negative counts as zero).
+    pub(crate) fn repeat_count(&mut self, n: &PyValue, what: &str) -> Res<u64> {
+        match n {
+            PyValue::Big(b) if b.is_negative() => Ok(0),
+            PyValue::Big(_) => Err(exc(ExcClass::OverflowError, "cannot fit 'int' into an index-sized integer")),
+            other => match other.as_i64() {
+                Some(i) => Ok(i.max(0) as u64),
+                None => {
+                    Err(exc(ExcClass::TypeError, format!("can't multiply sequence by non-int of type '{}' ({what})", other.type_name())))
+                }
+            },
+        }
+    }
+
+    #[inline(never)]
+    fn repeat(&mut self, seq: &PyValue, n: &PyValue) -> Res<PyValue> {
+        let n = self.repeat_count(n, seq.type_name())?;
+        match seq {
+            PyValue::Str(s) => {
+                let total = (s.len() as u64).saturating_mul(n);
+                if total / 8 > self.limits.max_memory {
+                    return Err(self.mem_error());
+                }
+                self.charge(total / 8)?;
+                Ok(PyValue::str(&s.repeat(n as usize)))
+            }
+            PyValue::List(l) => {
+                let items = l.borrow().clone();
+                Ok(PyValue::list(self.repeat_items(&items, n)?))
+            }
+            PyValue::Tuple(t) => Ok(PyValue::tuple(self.repeat_items(t, n)?)),
+            _ => Err(exc(ExcClass::TypeError, "can't multiply sequence")),
+        }
+    }
+
+    fn repeat_items(&mut self, items: &[PyValue], n: u64) -> Res<Vec<PyValue>> {
+        let total = (items.len() as u64).saturating_mul(n);
+        if total > self.limits.max_memory {
+            return Err(self.mem_error());
+        }
+        self.charge(total)?;
+        self.tick_n(total / 16)?;
+        let mut out = Vec::with_capacity(total as usize);
+        for _ in 0..n {
+            out.extend(items.iter().cloned());
+        }
+        Ok(out)
+    }
+
+    #[inline(never)]
+    fn int_op(&mut self, op: BinOp, a: &PyValue, b: &PyValue) -> Res<PyValue> {
+        if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+            let (x, y) = (x as i128, y as i128);
+            match op {
+                BinOp::Add => return Ok(PyValue::from_i128(x + y)),
+                BinOp::Sub => return Ok(PyValue::from_i128(x - y)),
+                BinOp::Mul => return Ok(PyValue::from_i128(x * y)),
+                BinOp::FloorDiv | BinOp::Mod if y == 0 => {
+                    return Err(exc(ExcClass::ZeroDivisionError, "integer division or modulo by zero"))
+                }
+                BinOp::FloorDiv => return Ok(PyValue::from_i128(Integer::div_floor(&x, &y))),
+                BinOp::Mod => return Ok(PyValue::from_i128(Integer::mod_floor(&x, &y))),
+                BinOp::BitAnd => return Ok(PyValue::from_i128(x & y)),
+                BinOp::BitOr => return Ok(PyValue::from_i128(x | y)),
+                BinOp::BitXor => return Ok(PyValue::from_i128(x ^ y)),
+                _ => {}
+            }
+        }
+        let (Some(x), Some(y)) = (a.to_bigint(), b.to_bigint()) else {
+            return Err(exc(ExcClass::TypeError, "expected ints"));
+        };
+        match op {
+            BinOp::Add => self.big_result(x + y),
+            BinOp::Sub => self.big_result(x - y),
+            BinOp::Mul => {
+                if x.bits() + y.bits() > self.limits.max_int_bits {
+                    return Err(self.mem_error());
+                }
+                self.big_result(x * y)
+            }
+            BinOp::FloorDiv | BinOp::Mod => {
+                if y.is_zero() {
+                    return Err(exc(ExcClass::ZeroDivisionError, "integer division or modulo by zero"));
+                }
+                if op == BinOp::FloorDiv {
+                    self.big_result(x.div_floor(&y))
+                } else {
+                    self.big_result(x.mod_floor(&y))
+                }
+            }
+            BinOp::Div => {
+                if y.is_zero() {
+                    return Err(exc(ExcClass::ZeroDivisionError, "division by zero"));
+                }
+                let r = true_div(&x, &y);
+                if r.is_infinite() {
+                    return Err(exc(ExcClass::OverflowError, "integer division result too large for a float"));
+                }
+                Ok(PyValue::Float(r))
+            }
+            BinOp::Pow => {
+                if y.is_negative() {
+                    if x.is_zero() {
+                        return Err(exc(ExcClass::ZeroDivisionError, "0.0 cannot be raised to a negative power"));
+                    }
+                    return self.float_op(BinOp::Pow, self.to_f64(a)?, self.to_f64(b)?);
+                }
+                let one = BigInt::from(1);
+                if x.is_zero() || x == one {
+                    return Ok(if y.is_zero() { PyValue::Int(1) } else { PyValue::from_bigint(x) });
+                }
+                if x == -one.clone() {
+                    return Ok(PyValue::Int(if y.is_even() { 1 } else { -1 }));
+                }
+                let e = match y.to_u64() {
+                    Some(e) if e.saturating_mul(x.bits().saturating_sub(1).max(1)) <= self.limits.max_int_bits => e,
+                    _ => return Err(self.mem_error()),
+                };
+                self.tick_n(e / 64)?;
+                self.big_result(num_traits::pow::pow(x, e as usize))
+            }
+            BinOp::LShift => {
+                if y.is_negative() {
+                    return Err(exc(ExcClass::ValueError, "negative shift count"));
+                }
+                if x.is_zero() {
+                    return Ok(PyValue::Int(0));
+                }
+                match y.to_u64() {
+                    Some(s) if s.saturating_add(x.bits()) <= self.limits.max_int_bits => self.big_result(x << s as usize),
+                    _ => Err(self.mem_error()),
+                }
+            }
+            BinOp::RShift => {
+                if y.is_negative() {
+                    return Err(exc(ExcClass::ValueError, "negative shift count"));
+                }
+                match y.to_u64() {
+                    Some(s) if s < x.bits() + 1 => self.big_result(x >> s as usize),
+                    _ => Ok(PyValue::Int(if x.is_negative() { -1 } else { 0 })),
+                }
+            }
+            BinOp::BitAnd => self.big_result(x & y),
+            BinOp::BitOr => self.big_result(x | y),
+            BinOp::BitXor => self.big_result(x ^ y),
+        }
+    }
+
+    #[inline(never)]
+    fn float_op(&mut self, op: BinOp, x: f64, y: f64) -> Res<PyValue> {
+        let r = match op {
+            BinOp::Add => x + y,
+            BinOp::Sub => x - y,
+            BinOp::Mul => x * y,
+            BinOp::Div => {
+                if y == 0.0 {
+                    return Err(exc(ExcClass::ZeroDivisionError, "float division by zero"));
+                }
+                x / y
+            }
+            BinOp::FloorDiv => {
+                if y == 0.0 {
+                    return Err(exc(ExcClass::ZeroDivisionError, "float floor division by zero"));
+                }
+                float_divmod(x, y).0
+            }
+            BinOp::Mod => {
+                if y == 0.0 {
+                    return Err(exc(ExcClass::ZeroDivisionError, "float modulo"));
+                }
+                float_divmod(x, y).1
+            }
+            BinOp::Pow => {
+                if x == 0.0 && y < 0.0 {
+                    return Err(exc(ExcClass::ZeroDivisionError, "0.0 cannot be raised to a negative power"));
+                }
+                if x < 0.0 && y.fract() != 0.0 && y.is_finite() {
+                    return Err(exc(ExcClass::ValueError, "complex results are not supported"));
+                }
+                let r = x.powf(y);
+                if r.is_infinite() && x.is_finite() && y.is_finite() {
+                    return Err(exc(ExcClass::OverflowError, "(34, 'Numerical result out of range')"));
+                }
+                r
+            }
+            _ => {
+                return Err(exc(ExcClass::TypeError, format!("unsupported operand type(s) for {}: 'float' and 'float'", op.symbol())));
+            }
+        };
+        Ok(PyValue::Float(r))
+    }
+
+    /// Unary operators.
+    pub(crate) fn unary(&mut self, op: UnaryOp, v: &PyValue) -> Res<PyValue> {
+        match (op, v) {
+            (UnaryOp::Not, _) => Ok(PyValue::Bool(!v.truthy())),
+            (UnaryOp::Neg, PyValue::Float(f)) => Ok(PyValue::Float(-f)),
+            (UnaryOp::Pos, PyValue::Float(f)) => Ok(PyValue::Float(*f)),
+            (UnaryOp::Neg, _) if v.is_int() => match v.as_i64().and_then(i64::checked_neg) {
+                Some(n) => Ok(PyValue::Int(n)),
+                None => self.big_result(-v.to_bigint().unwrap_or_default()),
+            },
+            (UnaryOp::Pos, _) if v.is_int() => Ok(match v {
+                PyValue::Bool(b) => PyValue::Int(*b as i64),
+                other => other.clone(),
+            }),
+            (UnaryOp::Invert, _) if v.is_int() => match v.as_i64() {
+                Some(n) => Ok(PyValue::Int(!n)),
+                None => self.big_result(-v.to_bigint().unwrap_or_default() - 1),
+            },
+            _ => {
+                let sym = match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Pos => "+",
+                    _ => "~",
+                };
+                Err(exc(ExcClass::TypeError, format!("bad operand type for unary {sym}: '{}'", v.type_name())))
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ indexing
+
+    fn index_of(&self, idx: &PyValue, len: usize, what: &str) -> Res<usize> {
+        let i = match idx {
+            PyValue::Int(i) => *i,
+            PyValue::Bool(b) => *b as i64,
+            PyValue::Big(_) => return Err(exc(ExcClass::IndexError, "cannot fit 'int' into an index-sized integer")),
+            other => return Err(exc(ExcClass::TypeError, format!("{what} indices must be integers or slices, not {}", other.type_name()))),
+        };
+        let len = len as i64;
+        let j = if i < 0 { i + len } else { i };
+        if j < 0 || j >= len {
+            return Err(exc(ExcClass::IndexError, format!("{what} index out of range")));
+        }
+        Ok(j as usize)
+    }
+
+    /// `obj[idx]` for a non-slice index.
+    pub(crate) fn get_item(&mut self, obj: &PyValue, idx: &PyValue) -> Res<PyValue> {
+        match obj {
+            PyValue::List(l) => {
+                let l = l.borrow();
+                if let PyValue::Int(i) = idx {
+                    let len = l.len() as i64;
+                    let j = if *i < 0 { *i + len } else { *i };
+                    if j >= 0 && j < len {
+                        return Ok(l[j as usize].clone());
+                    }
+                }
+                let j = self.index_of(idx, l.len(), "list")?;
+                Ok(l[j].clone())
+            }
+            PyValue::Tuple(t) => {
+                let j = self.index_of(idx, t.len(), "tuple")?;
+                Ok(t[j].clone())
+            }
+            PyValue::Str(s) => {
+                let n = s.chars().count();
+                let j = self.index_of(idx, n, "string")?;
+                Ok(PyValue::str(&s.chars().nth(j).map(String::from).unwrap_or_default()))
+            }
+            PyValue::Range(r) => {
+                let j = self.index_of(idx, r.len() as usize, "range object")?;
+                Ok(PyValue::Int(r.item(j as i64)))
+            }
+            PyValue::Dict(d) => {
+                let hk = idx.hash_key()?;
+                match d.borrow().get(&hk) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(exc(ExcClass::KeyError, idx.repr())),
+                }
+            }
+            other => Err(exc(ExcClass::TypeError, format!("'{}' object is not subscriptable", other.type_name()))),
+        }
+    }
+
+    /// `obj[idx] = v`.
+    #[inline(never)]
+    pub(crate) fn set_item(&mut self, obj: &PyValue, idx: PyValue, v: PyValue) -> Res<()> {
+        match obj {
+            PyValue::List(l) => {
+                let len = l.borrow().len();
+                let j = self.index_of(&idx, len, "list").map_err(|e| match e {
+                    super::error::RunError::Exception(mut p) if p.class == ExcClass::IndexError => {
+                        p.message = "list assignment index out of range".into();
+                        super::error::RunError::Exception(p)
+                    }
+                    other => other,
+                })?;
+                l.borrow_mut()[j] = v;
+                Ok(())
+            }
+            PyValue::Dict(d) => {
+                let hk = idx.hash_key()?;
+                if d.borrow_mut().insert(hk, idx, v) {
+                    self.charge(1)?;
+                }
+                Ok(())
+            }
+            other => Err(exc(ExcClass::TypeError, format!("'{}' object does not support item assignment", other.type_name()))),
+        }
+    }
+
+    pub(crate) fn del_item(&mut self, obj: &PyValue, idx: &PyValue) -> Res<()> {
+        match obj {
+            PyValue::List(l) => {
+                let len = l.borrow().len();
+                let j = self.index_of(idx, len, "list").map_err(|e| match e {
+                    super::error::RunError::Exception(mut p) if p.class == ExcClass::IndexError => {
+                        p.message = "list assignment index out of range".into();
+                        super::error::RunError::Exception(p)
+                    }
+                    other => other,
+                })?;
+                l.borrow_mut().remove(j);
+                Ok(())
+            }
+            PyValue::Dict(d) => {
+                let hk = idx.hash_key()?;
+                match d.borrow_mut().remove(&hk) {
+                    Some(_) => Ok(()),
+                    None => Err(exc(ExcClass::KeyError, idx.repr())),
+                }
+            }
+            other => Err(exc(ExcClass::TypeError, format!("'{}' object doesn't support item deletion", other.type_name()))),
+        }
+    }
+
+    // ------------------------------------------------------------------ slicing
+
+    pub(crate) fn eval_slice_parts(
+        &mut self,
+        f: &mut Frame,
+        lower: &Option<Box<super::ast::Expr>>,
+        upper: &Option<Box<super::ast::Expr>>,
+        step: &Option<Box<super::ast::Expr>>,
+    ) -> Res<(PyValue, PyValue, PyValue)> {
+        let mut part = |interp: &mut Self, e: &Option<Box<super::ast::Expr>>| match e {
+            Some(e) => interp.eval(f, e),
+            None => Ok(PyValue::None),
+        };
+        let lo = part(self, lower)?;
+        let up = part(self, upper)?;
+        let st = part(self, step)?;
+        Ok((lo, up, st))
+    }
+
+    /// Python's slice index adjustment: (start, step, count).
+    fn slice_indices(&self, len: usize, lo: &PyValue, up: &PyValue, st: &PyValue) -> Res<(i64, i64, usize)> {
+        fn bound(v: &PyValue) -> Res<Option<i64>> {
+            match v {
+                PyValue::None => Ok(None),
+                PyValue::Big(b) => Ok(Some(if b.is_negative() { i64::MIN / 2 } else { i64::MAX / 2 })),
+                other => match other.as_i64() {
+                    Some(i) => Ok(Some(i.clamp(i64::MIN / 2, i64::MAX / 2))),
+                    None => Err(exc(ExcClass::TypeError, "slice indices must be integers or None or have an __index__ method")),
+                },
+            }
+        }
+        let step = bound(st)?.unwrap_or(1);
+        if step == 0 {
+            return Err(exc(ExcClass::ValueError, "slice step cannot be zero"));
+        }
+        let len = len as i64;
+        let adjust = |v: Option<i64>, default: i64| -> i64 {
+            match v {
+                None => default,
+                Some(mut i) => {
+                    if i < 0 {
+                        i += len;
+                        if i < 0 {
+                            i = if step < 0 { -1 } else { 0 };
+                        }
+                    } else if i >= len {
+                        i = if step < 0 { len - 1 } else { len };
+                    }
+                    i
+                }
+            }
+        };
+        let (start, stop) =
+            if step > 0 { (adjust(bound(lo)?, 0), adjust(bound(up)?, len)) } else { (adjust(bound(lo)?, len - 1), adjust(bound(up)?, -1)) };
+        let count = if step < 0 {
+            if stop < start {
+                (start - stop - 1) / (-step) + 1
+            } else {
+                0
+            }
+        } else if start < stop {
+            (stop - start - 1) / step + 1
+        } else {
+            0
+        };
+        Ok((start, step, count as usize))
+    }
+
+    fn pick<T: Clone>(items: &[T], start: i64, step: i64, count: usize) -> Vec<T> {
+        (0..count).map(|k| items[(start + step * k as i64) as usize].clone()).collect()
+    }
+
+    #[inline(never)]
+    pub(crate) fn get_slice(&mut self, obj: &PyValue, lo: &PyValue, up: &PyValue, st: &PyValue) -> Res<PyValue> {
+        match obj {
+            PyValue::List(l) => {
+                let l = l.borrow();
+                let (start, step, count) = self.slice_indices(l.len(), lo, up, st)?;
+                let out = Self::pick(&l, start, step, count);
+                drop(l);
+                self.charge(count as u64)?;
+                Ok(PyValue::list(out))
+            }
+            PyValue::Tuple(t) => {
+                let (start, step, count) = self.slice_indices(t.len(), lo, up, st)?;
+                self.charge(count as u64)?;
+                Ok(PyValue::tuple(Self::pick(t, start, step, count)))
+            }
+            PyValue::Str(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                let (start, step, count) = self.slice_indices(chars.len(), lo, up, st)?;
+                self.charge(count as u64 / 8)?;
+                Ok(PyValue::str(&Self::pick(&chars, start, step, count).into_iter().collect::<String>()))
+            }
+            PyValue::Range(r) => {
+                let (start, step, count) = self.slice_indices(r.len() as usize, lo, up, st)?;
+                let new_start = r.item(start.max(0));
+                let new_step = r.step.saturating_mul(step);
+                let stop = new_start.saturating_add(new_step.saturating_mul(count as i64));
+                Ok(PyValue::Range(Rc::new(RangeVal {
+                    start: if count == 0 { r.start } else { new_start },
+                    stop: if count == 0 { r.start } else { stop },
+                    step: new_step,
+                })))
+            }
+            other => Err(exc(ExcClass::TypeError, format!("'{}' object is not subscriptable", other.type_name()))),
+        }
+    }
+
+    #[inline(never)]
+    pub(crate) fn set_slice(&mut self, obj: &PyValue, lo: &PyValue, up: &PyValue, st: &PyValue, v: PyValue) -> Res<()> {
+        let PyValue::List(l) = obj else {
+            return Err(exc(ExcClass::TypeError, format!("'{}' object does not support item assignment", obj.type_name())));
+        };
+        let items = self.collect(&v).map_err(|e| match e {
+            super::error::RunError::Exception(mut p) if p.class == ExcClass::TypeError => {
+                p.message = "can only assign an iterable".into();
+                super::error::RunError::Exception(p)
+            }
+            other => other,
+        })?;
+        let len = l.borrow().len();
+        let (start, step, count) = self.slice_indices(len, lo, up, st)?;
+        let explicit_step = !matches!(st, PyValue::None);
+        if step == 1 || !explicit_step && step == 1 {
+            let start = start.clamp(0, len as i64) as usize;
+            let stop = (start + count).min(len);
+            self.charge(items.len() as u64)?;
+            l.borrow_mut().splice(start..stop, items);
+            return Ok(());
+        }
+        if items.len() != count {
+            return Err(exc(
+                ExcClass::ValueError,
+                format!("attempt to assign sequence of size {} to extended slice of size {count}", items.len()),
+            ));
+        }
+        let mut l = l.borrow_mut();
+        for (k, item) in items.into_iter().enumerate() {
+            let j = (start + step * k as i64) as usize;
+            l[j] = item;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn del_slice(&mut self, obj: &PyValue, lo: &PyValue, up: &PyValue, st: &PyValue) -> Res<()> {
+        let PyValue::List(l) = obj else {
+            return Err(exc(ExcClass::TypeError, format!("'{}' object doesn't support item deletion", obj.type_name())));
+        };
+        let len = l.borrow().len();
+        let (start, step, count) = self.slice_indices(len, lo, up, st)?;
+        let mut doomed: Vec<usize> = (0..count).map(|k| (start + step * k as i64) as usize).collect();
+        doomed.sort_unstable();
+        let mut l = l.borrow_mut();
+        let mut k = 0;
+        let mut i = 0;
+        l.retain(|_| {
+            let keep = !(k < doomed.len() && doomed[k] == i);
+            if !keep {
+                k += 1;
+            }
+            i += 1;
+            keep
+        });
+        Ok(())
+    }
+}
+
+fn true_div(x: &BigInt, y: &BigInt) -> f64 {
+    if let (Some(a), Some(b)) = (x.to_i64(), y.to_i64()) {
+        if a.unsigned_abs() < (1 << 53) && b.unsigned_abs() < (1 << 53) {
+            return a as f64 / b as f64;
+        }
+    }
+    // Scale so the quotient keeps 64 significant bits, then convert once.
+    let shift = 64i64 + y.bits() as i64 - x.bits() as i64;
+    let (num, den) = if shift > 0 { (x << shift as usize, y.clone()) } else { (x.clone(), y << (-shift) as usize) };
+    let q = big_to_f64(&(num / den));
+    q * 2f64.powi(-shift as i32)
+}
