@@ -2,12 +2,11 @@
 //!
 //! Reading order: `engine` (everything that runs without a browser: tasks, graphs, generation,
 //! the agent loop and the grader), then `web` (browser adapters) and `ui` (thin Leptos components).
-//! `web` and `ui` exist only on wasm32; the engine is compiled unchanged for both targets.
+//! `web` and the components of `ui` exist only on wasm32; the engine is compiled unchanged for both targets.
 
 pub mod engine;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-#[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use super::pages::{AboutPage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
 use super::route::Route;
+use super::state::AppState;
 
 fn current_hash() -> String {
     window().location().hash().unwrap_or_default()
@@ -12,6 +13,7 @@ fn current_hash() -> String {
 /// The root component.
 #[component]
 pub fn App() -> impl IntoView {
+    provide_context(AppState::new());
     let route = RwSignal::new(Route::from_hash(&current_hash()));
     let listener = window_event_listener(leptos::ev::hashchange, move |_| route.set(Route::from_hash(&current_hash())));
     on_cleanup(move || listener.remove());

@@ -50,3 +50,20 @@ impl Route {
 pub fn hash_query(hash: &str) -> &str {
     hash.split_once('?').map(|(_, q)| q).unwrap_or("")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_map_to_routes_with_queries() {
+        assert_eq!(Route::from_hash("#/generate?seed=3"), Route::Generate);
+        assert_eq!(Route::from_hash("#/results"), Route::Results);
+        assert_eq!(Route::from_hash(""), Route::Design);
+        assert_eq!(Route::from_hash("#/nowhere"), Route::Design);
+        assert_eq!(hash_query("#/generate?seed=3&i=2"), "seed=3&i=2");
+        for route in Route::ALL {
+            assert_eq!(Route::from_hash(&format!("#{}", route.path())), route);
+        }
+    }
+}

@@ -1,1 +1,5 @@
-//! Browser adapters: the only place that talks to web APIs (storage, downloads, fetch).
+//! Browser adapters: the only place that talks to web APIs (downloads, files, fetch).
+
+pub mod download;
+pub mod fetch_backend;
+pub mod files;

@@ -1,13 +1,177 @@
-//! The Generate and browse instances page.
+//! Generate & browse: pick a topology, family, seed and size; generate in the browser; browse samples with
+//! role-coloured prompts; download the dataset; deep links (`#/generate?…&target=T&sample=S`) regenerate one
+//! sample alone.
 
 use leptos::prelude::*;
 
-/// The Generate and browse instances page.
+use crate::engine::dataset::{self, RunInfo};
+use crate::engine::generate::{self, Sample};
+use crate::ui::common::{ErrorView, PromptView, RoleLegend};
+use crate::ui::form::{query_pairs, GenerateForm};
+use crate::ui::route::hash_query;
+use crate::ui::state::with_registry;
+use crate::web::download::download_text;
+
+fn current_query() -> String {
+    hash_query(&window().location().hash().unwrap_or_default()).to_string()
+}
+
+/// The Generate & browse page.
 #[component]
 pub fn GeneratePage() -> impl IntoView {
+    let query = current_query();
+    let form = RwSignal::new(GenerateForm::from_query(&query));
+    let samples: RwSignal<Vec<Sample>> = RwSignal::new(Vec::new());
+    let selected: RwSignal<Option<usize>> = RwSignal::new(None);
+    let error = RwSignal::new(String::new());
+    let status = RwSignal::new(String::new());
+
+    let run = move || {
+        error.set(String::new());
+        let config = match form.get_untracked().to_config() {
+            Ok(c) => c,
+            Err(e) => return error.set(e),
+        };
+        match with_registry(|r| generate::generate(&config, r, &mut |_, _| {})) {
+            Ok(made) => {
+                status.set(format!("{} samples generated", made.len()));
+                samples.set(made);
+                selected.set(Some(0));
+            }
+            Err(e) => error.set(e.to_string()),
+        }
+    };
+
+    // A deep link to one sample regenerates just that sample.
+    let pairs = query_pairs(&query);
+    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<u32>().ok());
+    if let (Some(target), Some(sample)) = (find("target"), find("sample")) {
+        match form.get_untracked().to_config() {
+            Ok(config) => match with_registry(|r| generate::generate_sample(&config, r, target as usize, sample)) {
+                Ok(one) => {
+                    status.set(format!("sample {sample} of target {target}, regenerated alone from the link"));
+                    samples.set(vec![one]);
+                    selected.set(Some(0));
+                }
+                Err(e) => error.set(e.to_string()),
+            },
+            Err(e) => error.set(e),
+        }
+    }
+
+    let download = move |jsonl: bool| {
+        let Ok(config) = form.get_untracked().to_config() else { return };
+        let all = samples.get_untracked();
+        let (name, text) = if jsonl {
+            ("arbigraph.jsonl", dataset::to_jsonl(&config, &all))
+        } else {
+            let run = RunInfo { generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")), ..RunInfo::default() };
+            ("arbigraph.json", dataset::to_pretty_string(&dataset::to_json(&config, &all, &run)) + "\n")
+        };
+        if let Err(e) = download_text(name, "application/json", &text) {
+            error.set(e.to_string());
+        }
+    };
+
+    let link_for = move |s: &Sample| format!("#/generate?{}&target={}&sample={}", form.get_untracked().to_query(), s.target_index, s.sample_idx);
+
+    let field_text = move |key: &'static str| {
+        move |ev: leptos::ev::Event| {
+            let value = event_target_value(&ev);
+            form.update(|f| match key {
+                "topology" => f.topology = value,
+                "family" => f.family = value,
+                "structure" => f.structure = value,
+                "spt" => f.samples_per_target = value.parse().unwrap_or(0),
+                "seed" => f.seed = value.parse().unwrap_or(0),
+                "length" => f.length = value.parse().unwrap_or(0),
+                "distractors" => f.distractors = value.parse().unwrap_or(0),
+                _ => {}
+            });
+        }
+    };
+
     view! {
         <section class="page page-generate" id="page-generate">
             <h1>"Generate and browse instances"</h1>
+            <div class="panel generate-form">
+                <label>"Topology "
+                    <select id="gen-topology" on:change=field_text("topology") prop:value=move || form.get().topology>
+                        <option value="baseline">"baseline"</option>
+                        <option value="forgetting">"forgetting"</option>
+                        <option value="chain">"chain"</option>
+                        <option value="multichain">"multichain"</option>
+                    </select>
+                </label>
+                <label>"Family "
+                    <select id="gen-family" on:change=field_text("family") prop:value=move || form.get().family>
+                        <option value="math">"math"</option>
+                        <option value="gsm">"gsm"</option>
+                        <option value="python">"python"</option>
+                        <option value="mixed">"mixed"</option>
+                    </select>
+                </label>
+                <label>"Samples per target "
+                    <input id="gen-spt" type="number" min="1" max="64" style="width:5em" on:change=field_text("spt") prop:value=move || form.get().samples_per_target.to_string() />
+                </label>
+                <label>"Seed "
+                    <input id="gen-seed" type="number" min="0" style="width:7em" on:change=field_text("seed") prop:value=move || form.get().seed.to_string() />
+                </label>
+                <Show when=move || form.get().topology == "chain">
+                    <label>"Length "<input id="gen-length" type="number" min="1" style="width:5em" on:change=field_text("length") prop:value=move || form.get().length.to_string() /></label>
+                </Show>
+                <Show when=move || form.get().topology == "forgetting">
+                    <label>"Distractors "<input id="gen-distractors" type="number" min="1" style="width:5em" on:change=field_text("distractors") prop:value=move || form.get().distractors.to_string() /></label>
+                </Show>
+                <Show when=move || form.get().topology == "multichain">
+                    <label>"Structure "<input id="gen-structure" placeholder="m,m,[m,m],[m,m],m,m" on:change=field_text("structure") prop:value=move || form.get().structure /></label>
+                </Show>
+                <button class="primary" id="gen-run" on:click=move |_| run()>"Generate"</button>
+                <button id="gen-download-json" disabled=move || samples.get().is_empty() on:click=move |_| download(false)>"Download JSON"</button>
+                <button id="gen-download-jsonl" disabled=move || samples.get().is_empty() on:click=move |_| download(true)>"Download JSONL"</button>
+            </div>
+            <ErrorView message=Signal::derive(move || error.get()) />
+            <p class="muted" id="gen-status">{move || status.get()}</p>
+            <div class="row">
+                <div class="sample-list">
+                    <table id="gen-samples">
+                        <thead><tr><th>"#"</th><th>"target"</th><th>"sample"</th><th>"answer"</th></tr></thead>
+                        <tbody>
+                            {move || samples.get().into_iter().enumerate().map(|(i, s)| {
+                                let answer = s.ground_truth.repr();
+                                let answer = if answer.len() > 24 { format!("{}…", &answer[..24]) } else { answer };
+                                view! {
+                                    <tr class="sample-row" class:sample-row--selected=move || selected.get() == Some(i)
+                                        on:click=move |_| selected.set(Some(i))>
+                                        <td>{i}</td><td>{s.target.name.clone()}</td><td>{s.sample_idx}</td><td class="mono">{answer}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+                <div class="grow" id="gen-detail">
+                    {move || selected.get().and_then(|i| samples.get().get(i).cloned()).map(|s| {
+                        let link = link_for(&s);
+                        let stages = s.stages.iter().map(|st| view! {
+                            <tr><td class="mono">{st.output_name()}</td><td>{st.info.name.clone()}</td><td class="mono">{st.ground_truth.repr()}</td></tr>
+                        }).collect_view();
+                        view! {
+                            <div class="panel">
+                                <p>
+                                    <strong>{s.target.name.clone()}</strong>" · sample "{s.sample_idx}
+                                    " · graded output "<code>{s.target_output_name.clone()}</code>
+                                    " · "<a id="gen-permalink" href=link>"link to this sample"</a>
+                                </p>
+                                <p>"Answer: "<code id="gen-answer">{s.ground_truth.repr()}</code></p>
+                                <details><summary>"Stage ground truths"</summary><table>{stages}</table></details>
+                            </div>
+                            <RoleLegend />
+                            <PromptView prompt=s.prompt.clone() />
+                        }
+                    })}
+                </div>
+            </div>
         </section>
     }
 }

@@ -1,0 +1,109 @@
+//! Paste a Python function: see its signature or located errors, run it on JSON arguments under the
+//! interpreter's limits (runaway code ends in a budget error, never a hung tab), or try it as a tracing task.
+
+use leptos::prelude::*;
+
+use crate::engine::python::{self, Limits};
+use crate::engine::rng::InstanceRng;
+use crate::engine::tasks::python_trace::{TraceOptions, UserFunction};
+use crate::engine::tasks::TaskContext;
+use crate::engine::value::{Kind, Number, Value};
+use crate::ui::common::PromptView;
+
+const EXAMPLE: &str = "def running_peak_gaps(nums: List[int]) -> List[int]:\n    best = nums[0]\n    out = []\n    for x in nums:\n        if x > best:\n            best = x\n        out.append(best - x)\n    return out\n";
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// The Python function box.
+#[component]
+pub fn PythonBox() -> impl IntoView {
+    let source = RwSignal::new(EXAMPLE.to_string());
+    let args = RwSignal::new(r#"{"nums": [3, 1, 4, 1, 5, 9, 2, 6]}"#.to_string());
+    let output = RwSignal::new(String::new());
+    let task_prompt = RwSignal::new(None);
+
+    let parsed = Memo::new(move |_| match UserFunction::from_source(&source.get()) {
+        Ok(f) => Ok(format!(
+            "{}({}) -> {}",
+            f.signature().name,
+            f.signature().params.iter().map(|p| format!("{}: {}", p.name, p.kind)).collect::<Vec<_>>().join(", "),
+            f.output_kind()
+        )),
+        Err(errors) => Err(errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")),
+    });
+
+    let run = move |_| {
+        let started = now_ms();
+        let result = (|| -> Result<String, String> {
+            let module = python::parse_module(&source.get_untracked()).map_err(|e| e.to_string())?;
+            let function = UserFunction::from_source(&source.get_untracked()).map_err(|e| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+            let json: serde_json::Value = serde_json::from_str(&args.get_untracked()).map_err(|e| format!("arguments: malformed JSON at line {}, column {}: {e}", e.line(), e.column()))?;
+            let object = json.as_object().ok_or("arguments: expected a JSON object of parameter names to values")?;
+            let kwargs: Vec<(String, python::PyValue)> = object.iter().map(|(k, v)| (k.clone(), python::from_json(v))).collect();
+            let value = python::call(&module, &function.signature().name, &[], &kwargs, &Limits::default()).map_err(|e| e.to_string())?;
+            python::to_json_text(&value)
+        })();
+        let elapsed = now_ms() - started;
+        output.set(match result {
+            Ok(v) => format!("result: {v}   ({elapsed:.0} ms)"),
+            Err(e) => format!("error: {e}   ({elapsed:.0} ms)"),
+        });
+    };
+
+    let try_task = move |_| {
+        let made = (|| -> Result<_, String> {
+            let function = UserFunction::from_source(&source.get_untracked()).map_err(|e| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+            let kind = function.input_kinds().first().copied().unwrap_or(Kind::List);
+            let task = function.into_task("user.pasted", 0, TraceOptions::default());
+            let mut rng = InstanceRng::from_seed(0);
+            let mut last = String::from("no attempt");
+            for _ in 0..50 {
+                let input = match kind {
+                    Kind::Scalar => Value::int(rng.int_in(-100, 100)),
+                    Kind::List => Value::List((0..10).map(|_| Number::Int(rng.int_in(-100, 100))).collect()),
+                };
+                let ctx = TaskContext { number: 1, input_name: "task_1_input", input: &input, output_kind: None };
+                match task.instantiate(&ctx, &mut rng) {
+                    Ok(instance) => return Ok((input, instance)),
+                    Err(e) => last = e.to_string(),
+                }
+            }
+            Err(last)
+        })();
+        match made {
+            Ok((input, instance)) => {
+                output.set(format!("task_1_input = {}   →   task_1_out = {}", input.repr(), instance.output.repr()));
+                task_prompt.set(Some(instance.body));
+            }
+            Err(e) => {
+                output.set(format!("error: {e}"));
+                task_prompt.set(None);
+            }
+        }
+    };
+
+    view! {
+        <h2>"Your Python functions"</h2>
+        <p class="muted">"Paste one function with List[int] / int annotations. It runs in our interpreter, in this tab, under step, recursion and memory limits."</p>
+        <div class="row">
+            <div class="grow">
+                <textarea id="py-source" rows="12" style="width:100%" spellcheck="false"
+                    prop:value=move || source.get() on:input=move |ev| source.set(event_target_value(&ev))></textarea>
+                <p id="py-signature" class="mono">
+                    {move || match parsed.get() { Ok(sig) => sig, Err(e) => format!("error: {e}") }}
+                </p>
+            </div>
+            <div class="grow">
+                <label>"Arguments (JSON) "<input id="py-args" style="width:24em" prop:value=move || args.get() on:input=move |ev| args.set(event_target_value(&ev)) /></label>
+                <p>
+                    <button class="primary" id="py-run" on:click=run>"Run"</button>" "
+                    <button id="py-task" on:click=try_task>"Try as a tracing task"</button>
+                </p>
+                <pre id="py-output" class="prompt-view">{move || output.get()}</pre>
+            </div>
+        </div>
+        {move || task_prompt.get().map(|p| view! { <PromptView prompt=p /> })}
+    }
+}
