@@ -189,7 +189,10 @@ fn load_block(block: usize, start: u32, lines: &[&str]) -> Result<UserFunction, 
     let indent = code_lines.iter().find(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).unwrap_or(0);
     let dedented: String = code_lines
         .iter()
-        .map(|l| if l.len() >= indent && l[..indent].trim().is_empty() { &l[indent..] } else { l.trim_start() })
+        .map(|l| match (l.get(..indent), l.get(indent..)) {
+            (Some(head), Some(rest)) if head.trim().is_empty() => rest,
+            _ => l.trim_start(),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let line_offset = first_code_line - 1;
