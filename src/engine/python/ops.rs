@@ -480,7 +480,8 @@ impl Interp<'_> {
                     }
                     other => other,
                 })?;
-                l.borrow_mut()[j] = v;
+                let old = std::mem::replace(&mut l.borrow_mut()[j], v);
+                release(old);
                 Ok(())
             }
             PyValue::Dict(d) => {

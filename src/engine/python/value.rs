@@ -1014,6 +1014,88 @@ impl PySet {
     }
 }
 
+/// Drops a value without recursion: containers whose last reference this is are taken apart on a heap
+/// worklist, so dropping a million-deep `a = [a]` chain cannot overflow the native stack.
+pub fn release(v: PyValue) {
+    let is_unique_container = |v: &PyValue| match v {
+        PyValue::List(l) => Rc::strong_count(l) == 1,
+        PyValue::Tuple(t) => Rc::strong_count(t) == 1,
+        PyValue::Dict(d) => Rc::strong_count(d) == 1,
+        PyValue::Set(s) => Rc::strong_count(s) == 1,
+        PyValue::Func(f) => Rc::strong_count(f) == 1,
+        _ => false,
+    };
+    if !is_unique_container(&v) {
+        return;
+    }
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            PyValue::List(l) => {
+                if let Ok(cell) = Rc::try_unwrap(l) {
+                    stack.extend(cell.into_inner().into_iter().filter(|x| is_unique_container(x)));
+                }
+            }
+            PyValue::Tuple(t) => {
+                if let Ok(items) = Rc::try_unwrap(t) {
+                    stack.extend(items.into_iter().filter(|x| is_unique_container(x)));
+                }
+            }
+            PyValue::Dict(d) => {
+                if let Ok(cell) = Rc::try_unwrap(d) {
+                    for (k, v) in cell.into_inner().entries.into_iter().flatten() {
+                        stack.extend([k, v].into_iter().filter(|x| is_unique_container(x)));
+                    }
+                }
+            }
+            PyValue::Set(s) => {
+                if let Ok(cell) = Rc::try_unwrap(s) {
+                    stack.extend(cell.into_inner().items().into_iter().filter(|x| is_unique_container(x)));
+                }
+            }
+            PyValue::Func(f) => {
+                if let Ok(func) = Rc::try_unwrap(f) {
+                    stack.extend(func.defaults.into_iter().filter(|x| is_unique_container(x)));
+                    for c in func.cells {
+                        if let Ok(cell) = Rc::try_unwrap(c) {
+                            stack.extend(cell.into_inner().filter(|x| is_unique_container(x)));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How deeply containers nest inside `v`, capped at `limit + 1` (walks without recursion).
+pub fn nesting_depth(v: &PyValue, limit: usize) -> usize {
+    let mut stack: Vec<(PyValue, usize)> = vec![(v.clone(), 0)];
+    let mut deepest = 0;
+    let mut visited = 0usize;
+    while let Some((v, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        visited += 1;
+        if deepest > limit || visited > 1_000_000 {
+            return deepest.max(limit + 1);
+        }
+        let children: Vec<PyValue> = match &v {
+            PyValue::List(l) => l.borrow().clone(),
+            PyValue::Tuple(t) => t.to_vec(),
+            PyValue::Dict(d) => d.borrow().pairs().into_iter().flat_map(|(k, v)| [k, v]).collect(),
+            PyValue::Set(s) => s.borrow().items(),
+            _ => Vec::new(),
+        };
+        stack.extend(
+            children
+                .into_iter()
+                .filter(|c| matches!(c, PyValue::List(_) | PyValue::Tuple(_) | PyValue::Dict(_) | PyValue::Set(_)))
+                .map(|c| (c, depth + 1)),
+        );
+    }
+    deepest
+}
+
 /// Converts a big int to f64 (saturating to ±inf), for true division.
 pub fn big_to_f64(b: &BigInt) -> f64 {
     b.to_f64().unwrap_or(if b.is_negative() { f64::NEG_INFINITY } else { f64::INFINITY })
