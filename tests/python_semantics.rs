@@ -229,10 +229,8 @@ proptest! {
         "--------------------------------------------------------------------------------\n", " -> \n", "def f(x: int) -> int:\n    return x\n",
     ]), 0..30)) {
         let text: String = parts.concat();
-        for block in load_reference_pool(&text) {
-            if let Ok(function) = block {
-                let _ = function.into_task("python.ref", 0, TraceOptions { attempts: 1, limits: Limits::small() });
-            }
+        for function in load_reference_pool(&text).into_iter().flatten() {
+            let _ = function.into_task("python.ref", 0, TraceOptions { attempts: 1, limits: Limits::small() });
         }
     }
 }

@@ -1056,9 +1056,9 @@ impl<'m> Interp<'m> {
                 }
                 loop {
                     match d.slot(*index) {
-                        Err(()) => return Ok(None),
-                        Ok(None) => *index += 1,
-                        Ok(Some((k, v))) => {
+                        None => return Ok(None),
+                        Some(None) => *index += 1,
+                        Some(Some((k, v))) => {
                             *index += 1;
                             return Ok(Some(match kind {
                                 ViewKind::Keys => k.clone(),
@@ -1076,9 +1076,9 @@ impl<'m> Interp<'m> {
                 }
                 loop {
                     match s.slot(*index) {
-                        Err(()) => return Ok(None),
-                        Ok(None) => *index += 1,
-                        Ok(Some(v)) => {
+                        None => return Ok(None),
+                        Some(None) => *index += 1,
+                        Some(Some(v)) => {
                             *index += 1;
                             return Ok(Some(v.clone()));
                         }

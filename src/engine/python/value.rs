@@ -273,10 +273,10 @@ impl PyValue {
             PyValue::Str(s) => !s.is_empty(),
             PyValue::List(l) => !l.borrow().is_empty(),
             PyValue::Tuple(t) => !t.is_empty(),
-            PyValue::Dict(d) => d.borrow().len() > 0,
-            PyValue::Set(s) => s.borrow().len() > 0,
+            PyValue::Dict(d) => !d.borrow().is_empty(),
+            PyValue::Set(s) => !s.borrow().is_empty(),
             PyValue::Range(r) => !r.is_empty(),
-            PyValue::DictView(v) => v.0.borrow().len() > 0,
+            PyValue::DictView(v) => !v.0.borrow().is_empty(),
             _ => true,
         }
     }
@@ -743,12 +743,9 @@ impl Dict {
         }
     }
 
-    /// The entry at a raw slot (iteration), `None` for a hole; `Err(())` past the end.
-    pub fn slot(&self, i: usize) -> Result<Option<&(PyValue, PyValue)>, ()> {
-        match self.entries.get(i) {
-            Some(e) => Ok(e.as_ref()),
-            None => Err(()),
-        }
+    /// The entry at a raw slot (iteration): `None` past the end, `Some(None)` for a hole.
+    pub fn slot(&self, i: usize) -> Option<Option<&(PyValue, PyValue)>> {
+        self.entries.get(i).map(Option::as_ref)
     }
 
     /// Keys in order.
@@ -773,12 +770,15 @@ const PERTURB_SHIFT: u32 = 5;
 const LINEAR_PROBES: usize = 9;
 const SET_MIN_SIZE: usize = 8;
 
+/// One slot of a set table: `(hash, None)` is a deleted-entry dummy, `(hash, Some((key, value)))` an element.
+type SetSlot = Option<(i64, Option<(HashKey, PyValue)>)>;
+
 /// A set laid out like CPython's open-addressing table (linear probes, then perturbation), so iteration order
 /// (`list(set(...))`, `for x in s`) matches CPython for ints, whose hashes are deterministic.
 #[derive(Clone, Debug)]
 pub struct PySet {
     /// Table slots: `None` empty, `Some((hash, None))` a deleted-entry dummy, `Some((hash, Some(key)))` active.
-    table: Vec<Option<(i64, Option<(HashKey, PyValue)>)>>,
+    table: Vec<SetSlot>,
     fill: usize,
     used: usize,
     /// Bumped when elements are added or removed.
@@ -983,12 +983,12 @@ impl PySet {
         *self = PySet { version: self.version + 1, ..PySet::default() };
     }
 
-    /// The element at a raw slot (iteration): `Ok(None)` for an empty slot, `Err(())` past the end.
-    pub fn slot(&self, i: usize) -> Result<Option<&PyValue>, ()> {
+    /// The element at a raw slot (iteration): `None` past the end, `Some(None)` for an empty slot.
+    pub fn slot(&self, i: usize) -> Option<Option<&PyValue>> {
         match self.table.get(i) {
-            Some(Some((_, Some((_, v))))) => Ok(Some(v)),
-            Some(_) => Ok(None),
-            None => Err(()),
+            Some(Some((_, Some((_, v))))) => Some(Some(v)),
+            Some(_) => Some(None),
+            None => None,
         }
     }
 
