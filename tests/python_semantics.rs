@@ -2,7 +2,10 @@
 //! parser, resolver, unparser or evaluator, and evaluation under small limits always ends.
 
 use arbigraph_studio::engine::python::{call, parse_module, unparse, FunctionSig, Limits, PyValue};
-use arbigraph_studio::engine::value::Kind;
+use arbigraph_studio::engine::rng::InstanceRng;
+use arbigraph_studio::engine::tasks::python_trace::{load_reference_pool, TraceOptions, UserFunction};
+use arbigraph_studio::engine::tasks::TaskContext;
+use arbigraph_studio::engine::value::{Kind, Value};
 use proptest::prelude::*;
 
 /// Valid programs to mutate: the test pool functions plus snippets touching every construct.
@@ -178,6 +181,19 @@ fn exercise(src: &str, seed: i64) {
             .collect();
         let _ = call(&module, &sig.name, &[], &kwargs, &Limits::small());
     }
+    // The same text as a user task: renaming, printing and instantiating must not panic either, and the
+    // rewritten code shown in the prompt must parse.
+    if let Ok(function) = UserFunction::from_source(src) {
+        let task = function.into_task("python.fuzz", 0, TraceOptions { attempts: 2, limits: Limits::small() });
+        for input in [Value::ints(&[3, -1, 4, 1, -5, 9, 2, 6, 5, 3, 5]), Value::int(-42)] {
+            let ctx = TaskContext { number: 2, input_name: "task_1_out", input: &input, output_kind: None };
+            if let Ok(instance) = task.instantiate(&ctx, &mut InstanceRng::from_seed(seed as u64)) {
+                let text = instance.body.text().to_string();
+                let code = text.split("```python\n").nth(1).and_then(|rest| rest.split("```").next()).unwrap_or_default();
+                assert!(parse_module(code).is_ok(), "prompt code does not parse:\n{code}");
+            }
+        }
+    }
 }
 
 proptest! {
@@ -200,6 +216,22 @@ proptest! {
         exercise(&src, arg_seed);
         let src: String = tokens.concat();
         exercise(&src, arg_seed);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    #[test]
+    fn reference_pool_loader_never_panics(parts in prop::collection::vec(prop::sample::select(vec![
+        "countUp -> ID: 1 | Difficulty: Easy\n", "class Solution:\n", "    def countUp(self, nums: List[int]) -> int:\n",
+        "        return self.countUp(nums[1:]) if nums else 0\n", "        return sum(nums)\n", "\u{e9}\u{e9}  x\n", "\t\n", "  \n",
+        "--------------------------------------------------------------------------------\n", " -> \n", "def f(x: int) -> int:\n    return x\n",
+    ]), 0..30)) {
+        let text: String = parts.concat();
+        for function in load_reference_pool(&text).into_iter().flatten() {
+            let _ = function.into_task("python.ref", 0, TraceOptions { attempts: 1, limits: Limits::small() });
+        }
     }
 }
 

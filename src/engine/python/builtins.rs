@@ -685,18 +685,18 @@ impl Interp<'_> {
         }
         let qual = Qual(obj.type_name(), name);
         if !(matches!(obj, PyValue::List(_)) && name == "sort") {
-            no_kwargs(&qual, &kwargs)?;
+            no_kwargs(qual, &kwargs)?;
         }
         match obj {
             PyValue::List(l) => match name {
                 "append" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     self.charge(1)?;
                     l.borrow_mut().push(args.pop().unwrap_or(PyValue::None));
                     Ok(PyValue::None)
                 }
                 "pop" => {
-                    arity(&qual, &args, 0, 1)?;
+                    arity(qual, &args, 0, 1)?;
                     let len = l.borrow().len();
                     if len == 0 {
                         return Err(exc(ExcClass::IndexError, "pop from empty list"));
@@ -715,7 +715,7 @@ impl Interp<'_> {
                     Ok(l.borrow_mut().remove(i))
                 }
                 "insert" => {
-                    arity(&qual, &args, 2, 2)?;
+                    arity(qual, &args, 2, 2)?;
                     let i = to_index(&args[0])?;
                     let len = l.borrow().len() as i64;
                     let j = if i < 0 { (i + len).max(0) } else { i.min(len) };
@@ -725,17 +725,17 @@ impl Interp<'_> {
                     Ok(PyValue::None)
                 }
                 "extend" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let items = self.collect(&args[0])?;
                     self.charge(items.len() as u64)?;
                     l.borrow_mut().extend(items);
                     Ok(PyValue::None)
                 }
                 "sort" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let key = take_kw(&mut kwargs, "key");
                     let reverse = take_kw(&mut kwargs, "reverse").map(|r| r.truthy()).unwrap_or(false);
-                    no_kwargs(&qual, &kwargs)?;
+                    no_kwargs(qual, &kwargs)?;
                     let items = std::mem::take(&mut *l.borrow_mut());
                     let sorted = self.sort_values(items.clone(), key.as_ref(), reverse);
                     let modified = !l.borrow().is_empty();
@@ -754,7 +754,7 @@ impl Interp<'_> {
                     }
                 }
                 "index" => {
-                    arity(&qual, &args, 1, 3)?;
+                    arity(qual, &args, 1, 3)?;
                     let items = l.borrow().clone();
                     let (start, stop) = self.search_bounds(&args, items.len())?;
                     for (i, x) in items.iter().enumerate().take(stop).skip(start) {
@@ -766,7 +766,7 @@ impl Interp<'_> {
                     Err(exc(ExcClass::ValueError, format!("{} is not in list", args[0].repr())))
                 }
                 "count" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let items = l.borrow().clone();
                     self.tick_n(items.len() as u64 / 8)?;
                     let mut n = 0;
@@ -778,12 +778,12 @@ impl Interp<'_> {
                     Ok(PyValue::Int(n))
                 }
                 "reverse" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     l.borrow_mut().reverse();
                     Ok(PyValue::None)
                 }
                 "remove" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let items = l.borrow().clone();
                     for (i, x) in items.iter().enumerate() {
                         if py_eq(x, &args[0])? {
@@ -794,26 +794,26 @@ impl Interp<'_> {
                     Err(exc(ExcClass::ValueError, "list.remove(x): x not in list"))
                 }
                 "copy" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let items = l.borrow().clone();
                     self.charge(items.len() as u64)?;
                     Ok(PyValue::list(items))
                 }
                 _ => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     l.borrow_mut().clear();
                     Ok(PyValue::None)
                 }
             },
             PyValue::Dict(d) => match name {
                 "get" => {
-                    arity(&qual, &args, 1, 2)?;
+                    arity(qual, &args, 1, 2)?;
                     let hk = args[0].hash_key()?;
                     let found = d.borrow().get(&hk).cloned();
                     Ok(found.unwrap_or_else(|| args.get(1).cloned().unwrap_or(PyValue::None)))
                 }
                 "items" | "keys" | "values" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let kind = match name {
                         "items" => ViewKind::Items,
                         "keys" => ViewKind::Keys,
@@ -822,7 +822,7 @@ impl Interp<'_> {
                     Ok(PyValue::DictView(Rc::new((d.clone(), kind))))
                 }
                 "setdefault" => {
-                    arity(&qual, &args, 1, 2)?;
+                    arity(qual, &args, 1, 2)?;
                     let hk = args[0].hash_key()?;
                     if let Some(v) = d.borrow().get(&hk) {
                         return Ok(v.clone());
@@ -833,7 +833,7 @@ impl Interp<'_> {
                     Ok(v)
                 }
                 "pop" => {
-                    arity(&qual, &args, 1, 2)?;
+                    arity(qual, &args, 1, 2)?;
                     let hk = args[0].hash_key()?;
                     let removed = d.borrow_mut().remove(&hk);
                     match removed {
@@ -842,7 +842,7 @@ impl Interp<'_> {
                     }
                 }
                 "popitem" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let last = d.borrow_mut().pop_last();
                     match last {
                         Some((k, v)) => Ok(PyValue::tuple(vec![k, v])),
@@ -850,13 +850,13 @@ impl Interp<'_> {
                     }
                 }
                 "copy" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let copy = d.borrow().clone();
                     self.charge(copy.len() as u64)?;
                     Ok(PyValue::Dict(Rc::new(RefCell::new(copy))))
                 }
                 "update" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let pairs = match &args[0] {
                         PyValue::Dict(src) => src.borrow().pairs(),
                         other => {
@@ -880,7 +880,7 @@ impl Interp<'_> {
                     Ok(PyValue::None)
                 }
                 _ => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let version = d.borrow().version;
                     *d.borrow_mut() = Dict::new();
                     d.borrow_mut().version = version + 1;
@@ -889,7 +889,7 @@ impl Interp<'_> {
             },
             PyValue::Set(s) => match name {
                 "add" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let hk = args[0].hash_key()?;
                     if s.borrow_mut().insert(hk, args[0].clone()) {
                         self.charge(1)?;
@@ -897,12 +897,12 @@ impl Interp<'_> {
                     Ok(PyValue::None)
                 }
                 "clear" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     s.borrow_mut().clear();
                     Ok(PyValue::None)
                 }
                 "remove" | "discard" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let hk = args[0].hash_key()?;
                     let removed = s.borrow_mut().remove(&hk);
                     if !removed && name == "remove" {
@@ -911,12 +911,12 @@ impl Interp<'_> {
                     Ok(PyValue::None)
                 }
                 "pop" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let popped = s.borrow_mut().pop_first();
                     popped.ok_or_else(|| exc(ExcClass::KeyError, "'pop from an empty set'"))
                 }
                 "copy" => {
-                    arity(&qual, &args, 0, 0)?;
+                    arity(qual, &args, 0, 0)?;
                     let copy = s.borrow().clone();
                     self.charge(copy.len() as u64)?;
                     Ok(PyValue::Set(Rc::new(RefCell::new(copy))))
@@ -933,7 +933,7 @@ impl Interp<'_> {
                     Ok(PyValue::None)
                 }
                 "issubset" | "issuperset" => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let mut other = PySet::new();
                     for item in self.collect(&args[0])? {
                         other.insert(item.hash_key()?, item);
@@ -965,7 +965,7 @@ impl Interp<'_> {
             PyValue::Str(s) => self.str_method(s, name, qual, args),
             PyValue::Tuple(t) => match name {
                 "index" => {
-                    arity(&qual, &args, 1, 3)?;
+                    arity(qual, &args, 1, 3)?;
                     let (start, stop) = self.search_bounds(&args, t.len())?;
                     for (i, x) in t.iter().enumerate().take(stop).skip(start) {
                         if py_eq(x, &args[0])? {
@@ -975,7 +975,7 @@ impl Interp<'_> {
                     Err(exc(ExcClass::ValueError, "tuple.index(x): x not in tuple"))
                 }
                 _ => {
-                    arity(&qual, &args, 1, 1)?;
+                    arity(qual, &args, 1, 1)?;
                     let mut n = 0;
                     for x in t.iter() {
                         if py_eq(x, &args[0])? {

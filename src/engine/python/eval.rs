@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use super::ast::*;
 use super::error::{ExcClass, PyError, RunError};
+use super::value::release;
 use super::value::*;
 
 /// Deterministic resource limits of one evaluation.
@@ -72,6 +73,14 @@ impl Frame {
     }
 }
 
+impl Drop for Frame {
+    fn drop(&mut self) {
+        for v in self.locals.drain(..).flatten() {
+            release(v);
+        }
+    }
+}
+
 /// The interpreter state for one module.
 pub struct Interp<'m> {
     pub(crate) module: &'m Module,
@@ -83,6 +92,23 @@ pub struct Interp<'m> {
     pub(crate) line: u32,
     /// Address of a local in the outermost call, to measure native stack use.
     pub(crate) stack_base: usize,
+    /// Every cell frames created: emptied when the interpreter is dropped, which breaks the reference cycles
+    /// closures form (a recursive nested function holds the cell that holds it).
+    pub(crate) created_cells: Vec<CellRef>,
+}
+
+impl Drop for Interp<'_> {
+    fn drop(&mut self) {
+        for cell in std::mem::take(&mut self.created_cells) {
+            let value = cell.try_borrow_mut().ok().and_then(|mut c| c.take());
+            if let Some(v) = value {
+                release(v);
+            }
+        }
+        for v in std::mem::take(&mut self.globals).into_iter().flatten() {
+            release(v);
+        }
+    }
 }
 
 /// The address of a local variable: a portable reading of the stack pointer.
@@ -109,7 +135,23 @@ pub(crate) enum Sink<'a> {
 impl<'m> Interp<'m> {
     /// A fresh interpreter over `module` (module-level code not run yet).
     pub fn new(module: &'m Module, limits: Limits) -> Interp<'m> {
-        Interp { module, globals: vec![None; module.globals.len()], limits, steps: 0, memory: 0, depth: 0, line: 0, stack_base: 0 }
+        Interp {
+            module,
+            globals: vec![None; module.globals.len()],
+            limits,
+            steps: 0,
+            memory: 0,
+            depth: 0,
+            line: 0,
+            stack_base: 0,
+            created_cells: Vec::new(),
+        }
+    }
+
+    fn track_cells(&mut self, frame: &Frame, n_own: u32) {
+        if n_own > 0 {
+            self.created_cells.extend(frame.cells.iter().take(n_own as usize).cloned());
+        }
     }
 
     /// Steps used so far.
@@ -191,7 +233,8 @@ impl<'m> Interp<'m> {
     fn exec_inner(&mut self, f: &mut Frame, s: &Stmt) -> Res<Flow> {
         match &s.kind {
             StmtKind::Expr(e) => {
-                self.eval(f, e)?;
+                let v = self.eval(f, e)?;
+                release(v);
             }
             StmtKind::Assign { targets, value } => {
                 let v = self.eval(f, value)?;
@@ -329,18 +372,19 @@ impl<'m> Interp<'m> {
     pub(crate) fn store(&mut self, f: &mut Frame, slot: NameRef, id: &str, v: PyValue) -> Res<()> {
         match slot {
             NameRef::Local(i) => {
-                if let Some(s) = f.locals.get_mut(i as usize) {
-                    *s = Some(v);
+                if let Some(Some(old)) = f.locals.get_mut(i as usize).map(|s| s.replace(v)) {
+                    release(old);
                 }
             }
             NameRef::Cell(i) => {
-                if let Some(c) = f.cells.get(i as usize) {
-                    *c.borrow_mut() = Some(v);
+                let old = f.cells.get(i as usize).and_then(|c| c.try_borrow_mut().ok().and_then(|mut c| c.replace(v)));
+                if let Some(old) = old {
+                    release(old);
                 }
             }
             NameRef::Global(i) => {
-                if let Some(s) = self.globals.get_mut(i as usize) {
-                    *s = Some(v);
+                if let Some(Some(old)) = self.globals.get_mut(i as usize).map(|s| s.replace(v)) {
+                    release(old);
                 }
             }
             NameRef::Builtin(_) | NameRef::Unresolved => return Err(exc(ExcClass::NameError, format!("cannot assign to '{id}'"))),
@@ -791,6 +835,7 @@ impl<'m> Interp<'m> {
         if kwargs.is_empty() && args.len() == n {
             // The common case: every parameter passed positionally.
             let mut frame = Frame::new(&def.layout, &func.cells);
+            self.track_cells(&frame, def.layout.n_own_cells);
             for (slot, v) in def.layout.param_slots.iter().zip(args) {
                 self.store(&mut frame, *slot, "", v)?;
             }
@@ -839,6 +884,7 @@ impl<'m> Interp<'m> {
             ));
         }
         let mut frame = Frame::new(&def.layout, &func.cells);
+        self.track_cells(&frame, def.layout.n_own_cells);
         for (slot, v) in def.layout.param_slots.iter().zip(bound) {
             if let Some(v) = v {
                 self.store(&mut frame, *slot, "", v)?;
@@ -1010,9 +1056,9 @@ impl<'m> Interp<'m> {
                 }
                 loop {
                     match d.slot(*index) {
-                        Err(()) => return Ok(None),
-                        Ok(None) => *index += 1,
-                        Ok(Some((k, v))) => {
+                        None => return Ok(None),
+                        Some(None) => *index += 1,
+                        Some(Some((k, v))) => {
                             *index += 1;
                             return Ok(Some(match kind {
                                 ViewKind::Keys => k.clone(),
@@ -1030,9 +1076,9 @@ impl<'m> Interp<'m> {
                 }
                 loop {
                     match s.slot(*index) {
-                        Err(()) => return Ok(None),
-                        Ok(None) => *index += 1,
-                        Ok(Some(v)) => {
+                        None => return Ok(None),
+                        Some(None) => *index += 1,
+                        Some(Some(v)) => {
                             *index += 1;
                             return Ok(Some(v.clone()));
                         }

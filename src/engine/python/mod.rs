@@ -131,8 +131,21 @@ pub fn call(module: &Module, fname: &str, args: &[PyValue], kwargs: &[(String, P
             line: 0,
         }));
     };
-    interp.call_value(&func, args.to_vec(), kwargs.to_vec())
+    let result = interp.call_value(&func, args.to_vec(), kwargs.to_vec())?;
+    // A result nested deeper than anything printable is refused here, where it can still be dropped safely.
+    if value::nesting_depth(&result, MAX_RESULT_NESTING) > MAX_RESULT_NESTING {
+        value::release(result);
+        return Err(RunError::Exception(PyError {
+            class: ExcClass::RecursionError,
+            message: format!("result nested more than {MAX_RESULT_NESTING} levels deep"),
+            line: 0,
+        }));
+    }
+    Ok(result)
 }
+
+/// Deepest container nesting a call may return.
+pub const MAX_RESULT_NESTING: usize = 200;
 
 /// Why a Python value cannot become an engine value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -438,6 +451,14 @@ mod tests {
         check("return 10 ** 10 ** 9", "MemoryExceeded");
         check("return sum(range(10 ** 12))", "StepBudgetExceeded");
         check("def r(n):\n    return r(n + 1)\nreturn r(0)", "RecursionError: maximum recursion depth exceeded");
+    }
+
+    #[test]
+    fn deeply_nested_values_are_dropped_without_recursion() {
+        check("a = []\nfor i in range(300000):\n    a = [a]\nreturn 1", "1");
+        check("a = ()\nfor i in range(300000):\n    a = (a, i)\na = 0\nreturn a", "0");
+        check("d = {}\nfor i in range(200000):\n    d = {i: d}\nb = [d]\nb[0] = 5\nreturn b", "[5]");
+        check("a = []\nfor i in range(300000):\n    a = [a]\nreturn a", "RecursionError: result nested more than 200 levels deep");
     }
 
     #[test]

@@ -480,7 +480,8 @@ impl Interp<'_> {
                     }
                     other => other,
                 })?;
-                l.borrow_mut()[j] = v;
+                let old = std::mem::replace(&mut l.borrow_mut()[j], v);
+                release(old);
                 Ok(())
             }
             PyValue::Dict(d) => {
@@ -642,8 +643,7 @@ impl Interp<'_> {
         })?;
         let len = l.borrow().len();
         let (start, step, count) = self.slice_indices(len, lo, up, st)?;
-        let explicit_step = !matches!(st, PyValue::None);
-        if step == 1 || !explicit_step && step == 1 {
+        if step == 1 {
             let start = start.clamp(0, len as i64) as usize;
             let stop = (start + count).min(len);
             self.charge(items.len() as u64)?;

@@ -612,8 +612,7 @@ impl Parser {
         let pos = self.pos();
         let mut left = next(self)?;
         let mut levels = 0;
-        loop {
-            let Some(&(sym, op)) = ops.iter().find(|(sym, _)| self.is_op(sym)) else { break };
+        while let Some(&(sym, op)) = ops.iter().find(|(sym, _)| self.is_op(sym)) {
             if sym == "@" {
                 return Err(ParseError::unsupported(self.pos(), "matrix multiplication"));
             }

@@ -273,10 +273,10 @@ impl PyValue {
             PyValue::Str(s) => !s.is_empty(),
             PyValue::List(l) => !l.borrow().is_empty(),
             PyValue::Tuple(t) => !t.is_empty(),
-            PyValue::Dict(d) => d.borrow().len() > 0,
-            PyValue::Set(s) => s.borrow().len() > 0,
+            PyValue::Dict(d) => !d.borrow().is_empty(),
+            PyValue::Set(s) => !s.borrow().is_empty(),
             PyValue::Range(r) => !r.is_empty(),
-            PyValue::DictView(v) => v.0.borrow().len() > 0,
+            PyValue::DictView(v) => !v.0.borrow().is_empty(),
             _ => true,
         }
     }
@@ -743,12 +743,9 @@ impl Dict {
         }
     }
 
-    /// The entry at a raw slot (iteration), `None` for a hole; `Err(())` past the end.
-    pub fn slot(&self, i: usize) -> Result<Option<&(PyValue, PyValue)>, ()> {
-        match self.entries.get(i) {
-            Some(e) => Ok(e.as_ref()),
-            None => Err(()),
-        }
+    /// The entry at a raw slot (iteration): `None` past the end, `Some(None)` for a hole.
+    pub fn slot(&self, i: usize) -> Option<Option<&(PyValue, PyValue)>> {
+        self.entries.get(i).map(Option::as_ref)
     }
 
     /// Keys in order.
@@ -773,12 +770,15 @@ const PERTURB_SHIFT: u32 = 5;
 const LINEAR_PROBES: usize = 9;
 const SET_MIN_SIZE: usize = 8;
 
+/// One slot of a set table: `(hash, None)` is a deleted-entry dummy, `(hash, Some((key, value)))` an element.
+type SetSlot = Option<(i64, Option<(HashKey, PyValue)>)>;
+
 /// A set laid out like CPython's open-addressing table (linear probes, then perturbation), so iteration order
 /// (`list(set(...))`, `for x in s`) matches CPython for ints, whose hashes are deterministic.
 #[derive(Clone, Debug)]
 pub struct PySet {
     /// Table slots: `None` empty, `Some((hash, None))` a deleted-entry dummy, `Some((hash, Some(key)))` active.
-    table: Vec<Option<(i64, Option<(HashKey, PyValue)>)>>,
+    table: Vec<SetSlot>,
     fill: usize,
     used: usize,
     /// Bumped when elements are added or removed.
@@ -983,12 +983,12 @@ impl PySet {
         *self = PySet { version: self.version + 1, ..PySet::default() };
     }
 
-    /// The element at a raw slot (iteration): `Ok(None)` for an empty slot, `Err(())` past the end.
-    pub fn slot(&self, i: usize) -> Result<Option<&PyValue>, ()> {
+    /// The element at a raw slot (iteration): `None` past the end, `Some(None)` for an empty slot.
+    pub fn slot(&self, i: usize) -> Option<Option<&PyValue>> {
         match self.table.get(i) {
-            Some(Some((_, Some((_, v))))) => Ok(Some(v)),
-            Some(_) => Ok(None),
-            None => Err(()),
+            Some(Some((_, Some((_, v))))) => Some(Some(v)),
+            Some(_) => Some(None),
+            None => None,
         }
     }
 
@@ -1012,6 +1012,88 @@ impl PySet {
         self.version += 1;
         taken.and_then(|(_, kv)| kv).map(|(_, v)| v)
     }
+}
+
+/// Drops a value without recursion: containers whose last reference this is are taken apart on a heap
+/// worklist, so dropping a million-deep `a = [a]` chain cannot overflow the native stack.
+pub fn release(v: PyValue) {
+    let is_unique_container = |v: &PyValue| match v {
+        PyValue::List(l) => Rc::strong_count(l) == 1,
+        PyValue::Tuple(t) => Rc::strong_count(t) == 1,
+        PyValue::Dict(d) => Rc::strong_count(d) == 1,
+        PyValue::Set(s) => Rc::strong_count(s) == 1,
+        PyValue::Func(f) => Rc::strong_count(f) == 1,
+        _ => false,
+    };
+    if !is_unique_container(&v) {
+        return;
+    }
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            PyValue::List(l) => {
+                if let Ok(cell) = Rc::try_unwrap(l) {
+                    stack.extend(cell.into_inner().into_iter().filter(|x| is_unique_container(x)));
+                }
+            }
+            PyValue::Tuple(t) => {
+                if let Ok(items) = Rc::try_unwrap(t) {
+                    stack.extend(items.into_iter().filter(|x| is_unique_container(x)));
+                }
+            }
+            PyValue::Dict(d) => {
+                if let Ok(cell) = Rc::try_unwrap(d) {
+                    for (k, v) in cell.into_inner().entries.into_iter().flatten() {
+                        stack.extend([k, v].into_iter().filter(|x| is_unique_container(x)));
+                    }
+                }
+            }
+            PyValue::Set(s) => {
+                if let Ok(cell) = Rc::try_unwrap(s) {
+                    stack.extend(cell.into_inner().items().into_iter().filter(|x| is_unique_container(x)));
+                }
+            }
+            PyValue::Func(f) => {
+                if let Ok(func) = Rc::try_unwrap(f) {
+                    stack.extend(func.defaults.into_iter().filter(|x| is_unique_container(x)));
+                    for c in func.cells {
+                        if let Ok(cell) = Rc::try_unwrap(c) {
+                            stack.extend(cell.into_inner().filter(|x| is_unique_container(x)));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How deeply containers nest inside `v`, capped at `limit + 1` (walks without recursion).
+pub fn nesting_depth(v: &PyValue, limit: usize) -> usize {
+    let mut stack: Vec<(PyValue, usize)> = vec![(v.clone(), 0)];
+    let mut deepest = 0;
+    let mut visited = 0usize;
+    while let Some((v, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        visited += 1;
+        if deepest > limit || visited > 1_000_000 {
+            return deepest.max(limit + 1);
+        }
+        let children: Vec<PyValue> = match &v {
+            PyValue::List(l) => l.borrow().clone(),
+            PyValue::Tuple(t) => t.to_vec(),
+            PyValue::Dict(d) => d.borrow().pairs().into_iter().flat_map(|(k, v)| [k, v]).collect(),
+            PyValue::Set(s) => s.borrow().items(),
+            _ => Vec::new(),
+        };
+        stack.extend(
+            children
+                .into_iter()
+                .filter(|c| matches!(c, PyValue::List(_) | PyValue::Tuple(_) | PyValue::Dict(_) | PyValue::Set(_)))
+                .map(|c| (c, depth + 1)),
+        );
+    }
+    deepest
 }
 
 /// Converts a big int to f64 (saturating to ±inf), for true division.

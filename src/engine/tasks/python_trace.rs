@@ -189,7 +189,10 @@ fn load_block(block: usize, start: u32, lines: &[&str]) -> Result<UserFunction, 
     let indent = code_lines.iter().find(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).unwrap_or(0);
     let dedented: String = code_lines
         .iter()
-        .map(|l| if l.len() >= indent && l[..indent].trim().is_empty() { &l[indent..] } else { l.trim_start() })
+        .map(|l| match (l.get(..indent), l.get(indent..)) {
+            (Some(head), Some(rest)) if head.trim().is_empty() => rest,
+            _ => l.trim_start(),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let line_offset = first_code_line - 1;
@@ -817,10 +820,10 @@ mod tests {
         let code = rewritten_source(&first.module, "countUp", 1, "nums", "list_1");
         assert_eq!(code.matches("def task_1(").count(), 1, "{code}");
         assert!(code.contains("task_1_out = helper(list_1, 0) * 2"), "{code}");
-        let broken = loaded[1].as_ref().err().expect("second block fails");
+        let broken = loaded[1].as_ref().expect_err("second block fails");
         assert_eq!((broken.block, broken.line), (1, 12));
         assert_eq!((broken.errors[0].line, broken.errors[0].column), (15, 19));
-        let missing = loaded[2].as_ref().err().expect("third block fails");
+        let missing = loaded[2].as_ref().expect_err("third block fails");
         assert_eq!(missing.errors[0].message, "no function named `missing`");
     }
 }
