@@ -23,6 +23,14 @@ fn seeded_stream_matches_the_native_one() {
 }
 
 #[wasm_bindgen_test]
+fn generated_files_are_byte_identical_to_native_ones() {
+    // The same fingerprint as `PROBE_FINGERPRINT` in tests/generation.rs (native).
+    let registry = arbigraph_studio::engine::tasks::registry::builtin();
+    let text = arbigraph_studio::engine::dataset::cross_platform_probe(&registry);
+    assert_eq!(format!("{:016x}", arbigraph_studio::engine::dataset::fingerprint(&text)), "e83521980d7580fe");
+}
+
+#[wasm_bindgen_test]
 async fn app_mounts_and_follows_the_hash() {
     let window = web_sys::window().expect("window");
     window.location().set_hash("#/about").expect("set hash");

@@ -280,3 +280,25 @@ pub fn to_jsonl(config: &GenerateConfig, samples: &[Sample]) -> String {
 pub fn sample_id(config: &GenerateConfig, sample: &Sample) -> String {
     format!("{}/{}/{}", config.topology.name(), sample.target.key, sample.sample_idx)
 }
+
+/// FNV-1a 64-bit digest of a text: a compact fingerprint for comparing files across platforms in tests.
+pub fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |acc, b| (acc ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The reference dataset used to check that native and wasm builds generate byte-identical files: a math chain
+/// and a Python baseline, seed 11, one sample per target, rendered as the pretty file text.
+pub fn cross_platform_probe(registry: &crate::engine::tasks::registry::Registry) -> String {
+    use crate::engine::generate::generate;
+    let mut out = String::new();
+    for (topology, family) in [(Topology::Chain { length: 4 }, Family::Math), (Topology::Baseline, Family::Python), (Topology::Baseline, Family::Gsm)] {
+        let mut config = GenerateConfig::new(topology, vec![family]);
+        config.samples_per_target = 1;
+        config.seed = 11;
+        match generate(&config, registry, &mut |_, _| {}) {
+            Ok(samples) => out.push_str(&to_pretty_string(&to_json(&config, &samples, &RunInfo::default()))),
+            Err(e) => out.push_str(&e.to_string()),
+        }
+    }
+    out
+}
