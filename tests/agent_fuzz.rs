@@ -35,7 +35,7 @@ fn random_token_soup_never_panics() {
         let len = rng.next() % 24;
         let soup: String = (0..len).map(|_| PIECES[rng.next() % PIECES.len()]).collect();
         // Every other text is a labelled box around the soup, to reach the collection paths too.
-        let text = if rng.next() % 2 == 0 { format!("\\boxed{{task_1_out = {soup}}}") } else { soup };
+        let text = if rng.next().is_multiple_of(2) { format!("\\boxed{{task_1_out = {soup}}}") } else { soup };
         literals += parse_literal(&text).is_ok() as usize;
         results += !evaluate_to_string(&text).starts_with("Error") as usize;
         let _ = expected_outputs(&text);

@@ -12,12 +12,6 @@ pub fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(USAGE)
 }
 
-/// The message and exit code of a subcommand that is not built yet.
-pub fn not_yet(command: &str) -> ExitCode {
-    eprintln!("error: `arbigraph {command}` is not implemented yet in this version");
-    ExitCode::from(USAGE)
-}
-
 /// Reads a file as text, naming the file in the error.
 pub fn read_text(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))

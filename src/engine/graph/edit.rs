@@ -87,10 +87,8 @@ impl TaskGraph {
                 }
                 // Keep pack slots dense.
                 if matches!(self.node(&to).map(|n| &n.kind), Some(NodeKind::Pack)) {
-                    let mut slot = 0;
-                    for edge in self.edges.iter_mut().filter(|e| e.destination == to) {
-                        edge.slot = Some(slot);
-                        slot += 1;
+                    for (slot, edge) in self.edges.iter_mut().filter(|e| e.destination == to).enumerate() {
+                        edge.slot = Some(slot as i64);
                     }
                 }
             }
