@@ -299,6 +299,12 @@ fn adversarial_snippets() -> Vec<Snippet> {
             json!({"xs": [-1, -2, 7, 33, -9, 15, 200, -200, 31, 63, 95, 8, 40, 72]}),
         ),
         snippet(
+            "bitwise operators between bools stay bools",
+            "def bits(n: int) -> List[int]:\n    b = n > 0\n    return [b & True, b | False, b ^ True, b & 3, 2 | b]\n",
+            "bits",
+            json!({"n": 4}),
+        ),
+        snippet(
             "max and min return the first extreme element",
             "def extremes(xs: List[int]) -> List[int]:\n    return [max([True, 1]), max([1, True]), max(xs, key=abs), min(xs, key=abs)]\n",
             "extremes",

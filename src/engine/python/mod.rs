@@ -343,6 +343,17 @@ mod tests {
     }
 
     #[test]
+    fn bitwise_operators_between_two_bools_return_a_bool() {
+        // python3 -c 'print([True & True, True | False, True ^ True, False ^ True, True & 3, 2 | False, ~True])'
+        // prints [True, True, False, True, 1, 2, -2]; `b = True; b &= False` leaves b == False.
+        check(
+            "return [True & True, True | False, True ^ True, False ^ True, True & 3, 2 | False, ~True]",
+            "[True, True, False, True, 1, 2, -2]",
+        );
+        check("b = True\nb &= False\nreturn b", "False");
+    }
+
+    #[test]
     fn slices_handle_negative_indices_steps_and_assignment() {
         check(
             "a = [0, 1, 2, 3, 4, 5]\nreturn a[::-1], a[-2:], a[:-2], a[4:1:-2], a[::2], a[10:], a[-100:2]",

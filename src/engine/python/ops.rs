@@ -93,6 +93,15 @@ impl Interp<'_> {
     #[inline(never)]
     fn binop_slow(&mut self, op: BinOp, a: &PyValue, b: &PyValue) -> Res<PyValue> {
         use PyValue as V;
+        // bool's own `&`, `|`, `^` keep the bool type; with an int operand they fall back to int arithmetic.
+        if let (V::Bool(x), V::Bool(y)) = (a, b) {
+            match op {
+                BinOp::BitAnd => return Ok(V::Bool(x & y)),
+                BinOp::BitOr => return Ok(V::Bool(x | y)),
+                BinOp::BitXor => return Ok(V::Bool(x ^ y)),
+                _ => {}
+            }
+        }
         if a.is_int() && b.is_int() {
             return self.int_op(op, a, b);
         }
