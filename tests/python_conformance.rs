@@ -317,6 +317,12 @@ fn adversarial_snippets() -> Vec<Snippet> {
             r#"{"n": 100000000000000000000, "xs": [-9223372036854775809, 18446744073709551616]}"#,
         ),
         snippet(
+            "sets built from dicts and sets follow CPython's table sizing",
+            "def rebuild(xs: List[int], ys: List[int]) -> List[int]:\n    a = set()\n    for x in xs:\n        a.add(x)\n    a.discard(xs[0])\n    b = set(ys)\n    c = set(a)\n    c |= b\n    return list(set({x: 1 for x in xs})) + list(set(a)) + list(a | b) + list(b.union({y: 0 for y in xs})) + list(c)\n",
+            "rebuild",
+            json!({"xs": [27, -67, 9, -24, 11, 76, 1, 33, 17, 49, 2], "ys": [3, 19, 35, 64, -64]}),
+        ),
+        snippet(
             "max and min return the first extreme element",
             "def extremes(xs: List[int]) -> List[int]:\n    return [max([True, 1]), max([1, True]), max(xs, key=abs), min(xs, key=abs)]\n",
             "extremes",

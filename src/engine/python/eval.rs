@@ -499,6 +499,16 @@ impl<'m> Interp<'m> {
                 *l.borrow_mut() = out;
                 Ok(cur)
             }
+            (PyValue::Set(s), BinOp::BitOr) if matches!(rhs, PyValue::Set(_)) => {
+                // `s |= t` merges t into s in place, keeping s's table (CPython's set_ior).
+                if let PyValue::Set(t) = rhs {
+                    let other = t.borrow().clone();
+                    let before = s.borrow().len();
+                    s.borrow_mut().merge(&other);
+                    self.charge((s.borrow().len() - before) as u64)?;
+                }
+                Ok(cur)
+            }
             (PyValue::Set(s), BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) if matches!(rhs, PyValue::Set(_)) => {
                 let result = self.binop(op, &cur, rhs)?;
                 if let PyValue::Set(r) = result {

@@ -453,6 +453,23 @@ mod tests {
     }
 
     #[test]
+    fn sets_built_from_dicts_and_sets_are_sized_like_cpython() {
+        // Expected orders printed by python3 (3.11.7) running each body as a function (/tmp/interp-fixes/t3.py,
+        // t3b.py): a dict argument presizes the table, a set argument is merged (one resize, then a copy).
+        check("return list(set({x: 1 for x in [27, -67, 9, -24, 11, 76]}))", "[-24, 9, 27, 76, -67, 11]");
+        check(
+            "s = set()\nfor x in [0, 8, 16, 24, 32, 1, 9]:\n    s.add(x)\ns.discard(8)\nreturn list(set(s)), list(s.copy())",
+            "([0, 32, 1, 16, 24, 9], [0, 32, 1, 16, 24, 9])",
+        );
+        check(
+            "a = set()\nfor x in [1, 33, 17, 49, 2]:\n    a.add(x)\nb = set([3, 19])\nreturn list(a | b), list(b | a)",
+            "([1, 2, 33, 49, 17, 19, 3], [1, 2, 19, 3, 33, 49, 17])",
+        );
+        check("a = set([3, 11, 19])\na |= set([27, 35, 43, 51])\nreturn list(a)", "[19, 3, 35, 51, 27, 43, 11]");
+        check("a = set([1, 2])\nreturn list(a.union({x: 0 for x in [40, 72, 8, 16, 24]}))", "[16, 1, 2, 40, 8, 72, 24]");
+    }
+
+    #[test]
     fn runaway_code_hits_typed_limits() {
         check("while True:\n    pass", "StepBudgetExceeded");
         check("for i in range(10 ** 9):\n    pass", "StepBudgetExceeded");

@@ -136,9 +136,9 @@ impl Interp<'_> {
                 let mut out = PySet::new();
                 match op {
                     BinOp::BitOr => {
-                        for v in x.items().into_iter().chain(y.items()) {
-                            out.insert(v.hash_key()?, v);
-                        }
+                        // CPython copies the left set (a merge into an empty set), then merges the right one.
+                        out.merge(&x);
+                        out.merge(&y);
                     }
                     BinOp::BitAnd => {
                         let (small, large) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };

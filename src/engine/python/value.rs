@@ -941,26 +941,74 @@ impl PySet {
         }
         let old = std::mem::replace(&mut self.table, vec![None; newsize]);
         self.fill = self.used;
-        let mask = newsize - 1;
         for (hash, entry) in old.into_iter().flatten() {
-            let Some(entry) = entry else { continue };
-            let mut perturb = hash as u64;
-            let mut i = (hash as u64 as usize) & mask;
-            let slot = 'search: loop {
-                if self.table[i].is_none() {
-                    break 'search i;
-                }
-                if i + LINEAR_PROBES <= mask {
-                    for j in i + 1..=i + LINEAR_PROBES {
-                        if self.table[j].is_none() {
-                            break 'search j;
-                        }
+            if let Some(entry) = entry {
+                self.insert_clean(hash, entry);
+            }
+        }
+    }
+
+    /// Places an element known to be absent into the first free slot of its probe sequence (CPython's
+    /// `set_insert_clean`); the caller keeps `fill` and `used` right.
+    fn insert_clean(&mut self, hash: i64, entry: (HashKey, PyValue)) {
+        let mask = self.mask();
+        let mut perturb = hash as u64;
+        let mut i = (hash as u64 as usize) & mask;
+        let slot = 'search: loop {
+            if self.table[i].is_none() {
+                break 'search i;
+            }
+            if i + LINEAR_PROBES <= mask {
+                for j in i + 1..=i + LINEAR_PROBES {
+                    if self.table[j].is_none() {
+                        break 'search j;
                     }
                 }
-                perturb >>= PERTURB_SHIFT;
-                i = (i.wrapping_mul(5).wrapping_add(1).wrapping_add(perturb as usize)) & mask;
-            };
-            self.table[slot] = Some((hash, Some(entry)));
+            }
+            perturb >>= PERTURB_SHIFT;
+            i = (i.wrapping_mul(5).wrapping_add(1).wrapping_add(perturb as usize)) & mask;
+        };
+        self.table[slot] = Some((hash, Some(entry)));
+    }
+
+    /// Adds every element of another set the way CPython's `set_merge` does (`set(s)`, `s.copy()`, `s | t`,
+    /// `s.update(t)`): one resize up front for `used + other.used` elements, then a verbatim copy of the table
+    /// when this set is empty and both tables have the same size and `other` has no deleted entries, clean
+    /// insertion in `other`'s slot order when this set is empty, and ordinary insertion otherwise.
+    pub fn merge(&mut self, other: &PySet) {
+        if other.used == 0 {
+            return;
+        }
+        if (self.fill + other.used) * 5 >= self.mask() * 3 {
+            self.resize((self.used + other.used) * 2);
+        }
+        if self.fill == 0 && self.mask() == other.mask() && other.fill == other.used {
+            self.table = other.table.clone();
+            self.fill = other.fill;
+            self.used = other.used;
+            self.version += 1;
+            return;
+        }
+        let entries = other.table.iter().flatten().filter_map(|(hash, entry)| entry.as_ref().map(|e| (*hash, e.clone())));
+        if self.fill == 0 {
+            for (hash, entry) in entries {
+                self.insert_clean(hash, entry);
+            }
+            self.fill = other.used;
+            self.used = other.used;
+            self.version += 1;
+            return;
+        }
+        for (_, (hk, value)) in entries {
+            self.insert(hk, value);
+        }
+    }
+
+    /// Prepares for the keys of a dict of `incoming` entries the way CPython's `set_update_internal` does before
+    /// inserting them: one resize to fit `(used + incoming) * 2` when the table would pass its fill limit.
+    pub fn presize_for_dict(&mut self, incoming: usize) {
+        if (self.fill + incoming) * 5 >= self.mask() * 3 {
+            self.resize((self.used + incoming) * 2);
         }
     }
 
