@@ -323,6 +323,12 @@ fn adversarial_snippets() -> Vec<Snippet> {
             json!({"xs": [27, -67, 9, -24, 11, 76, 1, 33, 17, 49, 2], "ys": [3, 19, 35, 64, -64]}),
         ),
         snippet(
+            "set displays of constants iterate like CPython's folded frozenset",
+            "def shown(n: int) -> List[int]:\n    a = list({5, 3, 1000, -1, 17, -2, 64, 8, 9, 33})\n    b = list({-1, -2, 7})\n    c = list({-5, -13, -21, 3, 11, 2 ** 10, 1 << 3})\n    d = list({n, 1, 9, 17, 25, 33})\n    return a + b + c + d\n",
+            "shown",
+            json!({"n": 40}),
+        ),
+        snippet(
             "max and min return the first extreme element",
             "def extremes(xs: List[int]) -> List[int]:\n    return [max([True, 1]), max([1, True]), max(xs, key=abs), min(xs, key=abs)]\n",
             "extremes",

@@ -470,6 +470,19 @@ mod tests {
     }
 
     #[test]
+    fn constant_set_displays_iterate_like_cpythons_folded_frozensets() {
+        // python3 (3.11.7) -c 'n = 40; print(list({5, 3, 1000, -1, 17, -2, 64, 8, 9, 33}), list({-1, -2, 7}), ...)'
+        // printed the expected lists; three or more constants go through a frozenset constant, `2 ** 127` is too
+        // big for the optimizer to fold, and a display with a variable adds its elements in order.
+        check("return list({5, 3, 1000, -1, 17, -2, 64, 8, 9, 33})", "[64, 33, 3, 5, 1000, 8, 9, 17, -1, -2]");
+        check("return list({-1, -2, 7})", "[-2, -1, 7]");
+        check("return list({-5, -13, -21, 3, 11})", "[3, -13, -5, -21, 11]");
+        check("return list({2 ** 127, 1, 9, 17, 33})", "[170141183460469231731687303715884105728, 1, 33, 9, 17]");
+        check("n = 40\nreturn list({n, 1, 9, 17, 25, 33})", "[1, 33, 40, 9, 17, 25]");
+        check("return list({(1, 2), (2, 1), 3, 4, 35})", "[35, (1, 2), 3, 4, (2, 1)]");
+    }
+
+    #[test]
     fn runaway_code_hits_typed_limits() {
         check("while True:\n    pass", "StepBudgetExceeded");
         check("for i in range(10 ** 9):\n    pass", "StepBudgetExceeded");
