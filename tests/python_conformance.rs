@@ -329,6 +329,12 @@ fn adversarial_snippets() -> Vec<Snippet> {
             json!({"n": 40}),
         ),
         snippet(
+            "sets of floats follow CPython's float hash",
+            "def floats(xs: List[float]) -> List[float]:\n    s = set()\n    for x in xs:\n        s.add(x)\n    return list(s) + list({1.5, 0.25, -2.5, 3.0, 1e-5})\n",
+            "floats",
+            json!({"xs": [0.1, -7.25, 1e-300, 2.5, 3.0, 123456.789, -0.5, 1e300, 5e-324]}),
+        ),
+        snippet(
             "max and min return the first extreme element",
             "def extremes(xs: List[int]) -> List[int]:\n    return [max([True, 1]), max([1, True]), max(xs, key=abs), min(xs, key=abs)]\n",
             "extremes",

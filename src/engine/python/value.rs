@@ -812,7 +812,7 @@ pub fn cpython_hash(key: &HashKey) -> i64 {
             }
         }
         HashKey::None => 0xFCA86420,
-        HashKey::Float(bits) => (*bits as i64) ^ ((*bits >> 29) as i64),
+        HashKey::Float(bits) => float_hash(f64::from_bits(*bits)),
         HashKey::Str(s) => {
             // CPython randomises string hashes per process; any deterministic hash is as good.
             let mut h: u64 = 0xcbf29ce484222325;
@@ -847,6 +847,58 @@ pub fn cpython_hash(key: &HashKey) -> i64 {
     } else {
         h
     }
+}
+
+/// `frexp`: `v = m * 2**e` with `0.5 <= |m| < 1` (zero, infinities and NaN come back unchanged with `e = 0`).
+fn frexp(v: f64) -> (f64, i32) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, 0);
+    }
+    let bits = v.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Subnormal: scale into the normal range first.
+        let (m, e) = frexp(v * f64::from_bits((1023u64 + 54) << 52));
+        return (m, e - 54);
+    }
+    (f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52)), biased - 1022)
+}
+
+/// CPython's hash of a float that is not a whole number (`_Py_HashDouble`): the value reduced modulo the
+/// Mersenne prime 2**61 - 1, so it agrees with the int hash; infinities hash to ±314159. NaN hashes by identity
+/// in CPython, so any stand-in is as good.
+fn float_hash(v: f64) -> i64 {
+    const BITS: i32 = 61;
+    const MODULUS: u64 = (1u64 << 61) - 1;
+    if v.is_nan() {
+        return 0;
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { 314159 } else { -314159 };
+    }
+    let (mut m, mut e) = frexp(v);
+    let negative = m < 0.0;
+    if negative {
+        m = -m;
+    }
+    let mut x: u64 = 0;
+    while m != 0.0 {
+        x = ((x << 28) & MODULUS) | x >> (BITS - 28);
+        m *= 268435456.0;
+        e -= 28;
+        let y = m as u64;
+        m -= y as f64;
+        x += y;
+        if x >= MODULUS {
+            x -= MODULUS;
+        }
+    }
+    let e = if e >= 0 { e % BITS } else { BITS - 1 - ((-1 - e) % BITS) };
+    x = ((x << e) & MODULUS) | x >> (BITS - e);
+    if negative {
+        x = x.wrapping_neg();
+    }
+    x as i64
 }
 
 impl PySet {
@@ -1173,6 +1225,15 @@ mod tests {
         assert_eq!(int_set(&[3, 1, 2]), vec![1, 2, 3]);
         assert_eq!(int_set(&[-1, 5, 9]), vec![9, 5, -1]);
         assert_eq!(int_set(&[10, -3, 7, 100, 0]), vec![0, 100, 7, 10, -3]);
+    }
+
+    #[test]
+    fn float_hashes_match_cpython() {
+        // python3 -c 'print([hash(x) for x in [1.5, -1.5, 0.1, 2.5e-300, 5e-324, float("inf"), -float("inf")]])'
+        // (2.5e-300 exercises the negative exponent wrap, 5e-324 a subnormal)
+        let h = |f: f64| PyValue::Float(f).hash_key().map(|k| cpython_hash(&k)).unwrap_or(0);
+        let got: Vec<i64> = [1.5, -1.5, 0.1, 2.5e-300, 5e-324, f64::INFINITY, f64::NEG_INFINITY].into_iter().map(h).collect();
+        assert_eq!(got, vec![1152921504606846977, -1152921504606846977, 230584300921369408, 52920977297143526, 16777216, 314159, -314159]);
     }
 
     #[test]
