@@ -335,6 +335,12 @@ fn adversarial_snippets() -> Vec<Snippet> {
             json!({"xs": [0.1, -7.25, 1e-300, 2.5, 3.0, 123456.789, -0.5, 1e300, 5e-324]}),
         ),
         snippet(
+            "set algebra, pop and reinsertion follow CPython's tables",
+            "def algebra(xs: List[int], ys: List[int]) -> List[int]:\n    a = set(xs)\n    b = set(ys)\n    out = list(a & b) + list(b & a) + list(a - b) + list(b - a) + list(a ^ b) + list(a.intersection(ys)) + list(a.difference(ys[:2], {y: 0 for y in ys}))\n    c = set(xs)\n    c -= b\n    c ^= set(ys[1:])\n    while len(c) > 2:\n        out.append(c.pop())\n        c.discard(out[-1] + 8)\n        c.add(out[-1] * 3)\n        if len(out) > 60:\n            break\n    return out + list(c)\n",
+            "algebra",
+            json!({"xs": [24, 306, -639, 66, -158, 1, 9, 17, 25, 33, 2, 10, 64, 128], "ys": [9, 2, 41, 49, 57, 66, -158, 3, 11]}),
+        ),
+        snippet(
             "max and min return the first extreme element",
             "def extremes(xs: List[int]) -> List[int]:\n    return [max([True, 1]), max([1, True]), max(xs, key=abs), min(xs, key=abs)]\n",
             "extremes",

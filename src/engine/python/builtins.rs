@@ -956,21 +956,82 @@ impl Interp<'_> {
                         other.keys().all(|k| this.contains(k))
                     }))
                 }
-                _ => {
-                    let op = match name {
-                        "union" => BinOp::BitOr,
-                        "intersection" => BinOp::BitAnd,
-                        _ => BinOp::Sub,
-                    };
-                    let mut acc = PyValue::Set(Rc::new(RefCell::new(s.borrow().clone())));
+                "intersection" => {
+                    // CPython's set_intersection_multi: intersect with each argument in turn; a set argument
+                    // walks the smaller side, any other iterable is walked in its own order.
+                    let mut acc = PySet::new();
+                    acc.merge(&s.borrow());
+                    let mut acc_is_self = true;
                     for a in &args {
-                        let mut other = PySet::new();
-                        for item in self.collect(a)? {
-                            other.insert(item.hash_key()?, item);
-                        }
-                        acc = self.binop(op, &acc, &PyValue::Set(Rc::new(RefCell::new(other))))?;
+                        acc = match self.set_source(a)? {
+                            SetSource::Set(other) => match a {
+                                PyValue::Set(o) if acc_is_self && Rc::ptr_eq(s, o) => acc,
+                                _ if acc_is_self => s.borrow().intersection(&other),
+                                _ => acc.intersection(&other),
+                            },
+                            SetSource::DictKeys(items) | SetSource::Items(items) => {
+                                let base = if acc_is_self { s.borrow().clone() } else { acc };
+                                let mut out = PySet::new();
+                                for item in items {
+                                    let hk = item.hash_key()?;
+                                    if base.contains(&hk) {
+                                        out.insert(hk, item);
+                                    }
+                                }
+                                out
+                            }
+                        };
+                        acc_is_self = false;
                     }
-                    Ok(acc)
+                    self.charge(acc.len() as u64)?;
+                    Ok(PyValue::Set(Rc::new(RefCell::new(acc))))
+                }
+                _ => {
+                    // CPython's set_difference_multi: a difference with the first argument, then in-place removal
+                    // of each further argument's elements.
+                    let mut acc: Option<PySet> = None;
+                    for a in &args {
+                        let source = self.set_source(a)?;
+                        let keys = |items: &[PyValue]| items.iter().map(|v| v.hash_key()).collect::<Result<Vec<_>, _>>();
+                        acc = Some(match (acc, source) {
+                            (None, SetSource::Set(other)) => {
+                                s.borrow().difference_by(other.len(), |k| other.contains(k), || other.entries().into_iter().map(|(k, _)| k).collect())
+                            }
+                            (None, SetSource::DictKeys(items)) => {
+                                let ks = keys(&items)?;
+                                let mut lookup = PySet::new();
+                                for (k, v) in ks.iter().zip(&items) {
+                                    lookup.insert(k.clone(), v.clone());
+                                }
+                                s.borrow().difference_by(ks.len(), |k| lookup.contains(k), || ks.clone())
+                            }
+                            (None, SetSource::Items(items)) => {
+                                let ks = keys(&items)?;
+                                let mut out = PySet::new();
+                                out.merge(&s.borrow());
+                                out.discard_all(ks);
+                                out
+                            }
+                            (Some(mut acc), SetSource::Set(other)) => {
+                                acc.difference_update(&other);
+                                acc
+                            }
+                            (Some(mut acc), SetSource::DictKeys(items) | SetSource::Items(items)) => {
+                                acc.discard_all(keys(&items)?);
+                                acc
+                            }
+                        });
+                    }
+                    let acc = match acc {
+                        Some(acc) => acc,
+                        None => {
+                            let mut copy = PySet::new();
+                            copy.merge(&s.borrow());
+                            copy
+                        }
+                    };
+                    self.charge(acc.len() as u64)?;
+                    Ok(PyValue::Set(Rc::new(RefCell::new(acc))))
                 }
             },
             PyValue::Str(s) => self.str_method(s, name, qual, args),

@@ -509,11 +509,29 @@ impl<'m> Interp<'m> {
                 }
                 Ok(cur)
             }
-            (PyValue::Set(s), BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) if matches!(rhs, PyValue::Set(_)) => {
+            (PyValue::Set(s), BinOp::Sub | BinOp::BitXor) if matches!(rhs, PyValue::Set(_)) => {
+                // `s -= t` and `s ^= t` change s in place (CPython's set_isub / set_ixor); with t == s, s empties.
+                if let PyValue::Set(t) = rhs {
+                    if Rc::ptr_eq(s, t) {
+                        s.borrow_mut().clear();
+                    } else {
+                        let other = t.borrow().clone();
+                        let before = s.borrow().len();
+                        if op == BinOp::Sub {
+                            s.borrow_mut().difference_update(&other);
+                        } else {
+                            s.borrow_mut().symmetric_difference_update(&other);
+                        }
+                        self.charge(s.borrow().len().saturating_sub(before) as u64)?;
+                    }
+                }
+                Ok(cur)
+            }
+            (PyValue::Set(s), BinOp::BitAnd) if matches!(rhs, PyValue::Set(_)) => {
                 let result = self.binop(op, &cur, rhs)?;
                 if let PyValue::Set(r) = result {
                     let new = r.borrow().clone();
-                    *s.borrow_mut() = new;
+                    s.borrow_mut().take_contents(new);
                 }
                 Ok(cur)
             }

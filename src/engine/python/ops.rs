@@ -131,45 +131,23 @@ impl Interp<'_> {
             }
             (BinOp::Mul, V::Str(_) | V::List(_) | V::Tuple(_), _) if b.is_int() => self.repeat(a, b),
             (BinOp::Mul, _, V::Str(_) | V::List(_) | V::Tuple(_)) if a.is_int() => self.repeat(b, a),
-            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, V::Set(x), V::Set(y)) => {
-                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, V::Set(xr), V::Set(yr)) => {
+                let same = Rc::ptr_eq(xr, yr);
+                let (x, y) = (xr.borrow().clone(), yr.borrow().clone());
                 let mut out = PySet::new();
                 match op {
+                    // CPython copies the left set (a merge into an empty set), then merges the right one.
                     BinOp::BitOr => {
-                        // CPython copies the left set (a merge into an empty set), then merges the right one.
                         out.merge(&x);
                         out.merge(&y);
                     }
-                    BinOp::BitAnd => {
-                        let (small, large) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
-                        for v in small.items() {
-                            let hk = v.hash_key()?;
-                            if large.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
-                    }
-                    BinOp::Sub => {
-                        for v in x.items() {
-                            let hk = v.hash_key()?;
-                            if !y.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
-                    }
+                    BinOp::BitAnd if same => out.merge(&x),
+                    BinOp::BitAnd => out = x.intersection(&y),
+                    BinOp::Sub => out = x.difference_by(y.len(), |k| y.contains(k), || y.entries().into_iter().map(|(k, _)| k).collect()),
+                    // CPython copies the right set, then toggles each element of the left one.
                     _ => {
-                        for v in x.items() {
-                            let hk = v.hash_key()?;
-                            if !y.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
-                        for v in y.items() {
-                            let hk = v.hash_key()?;
-                            if !x.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
+                        out.merge(&y);
+                        out.symmetric_difference_update(&x);
                     }
                 }
                 self.charge(out.len() as u64)?;

@@ -781,13 +781,15 @@ pub struct PySet {
     table: Vec<SetSlot>,
     fill: usize,
     used: usize,
+    /// Where `pop` starts looking (CPython's search finger).
+    finger: usize,
     /// Bumped when elements are added or removed.
     pub version: u64,
 }
 
 impl Default for PySet {
     fn default() -> Self {
-        PySet { table: vec![None; SET_MIN_SIZE], fill: 0, used: 0, version: 0 }
+        PySet { table: vec![None; SET_MIN_SIZE], fill: 0, used: 0, finger: 0, version: 0 }
     }
 }
 
@@ -961,11 +963,8 @@ impl PySet {
                             return false;
                         }
                     }
-                    Some((_, None)) => {
-                        if freeslot.is_none() {
-                            freeslot = Some(j);
-                        }
-                    }
+                    // CPython 3.11 reuses the last deleted slot met before the empty one that ends the search.
+                    Some((_, None)) => freeslot = Some(j),
                 }
             }
             perturb >>= PERTURB_SHIFT;
@@ -1080,7 +1079,7 @@ impl PySet {
 
     /// Removes everything.
     pub fn clear(&mut self) {
-        *self = PySet { version: self.version + 1, ..PySet::default() };
+        *self = PySet { version: self.version + 1, finger: self.finger, ..PySet::default() };
     }
 
     /// The element at a raw slot (iteration): `None` past the end, `Some(None)` for an empty slot.
@@ -1102,15 +1101,97 @@ impl PySet {
         self.table.iter().filter_map(|e| e.as_ref().and_then(|(_, kv)| kv.as_ref()).map(|(k, _)| k))
     }
 
-    /// Removes and returns an arbitrary element (CPython's `set.pop` scans from a moving finger; we scan from
-    /// the start, which matches for sets that were not popped before).
+    /// Removes and returns an element the way CPython's `set.pop` does: the first active slot at or after the
+    /// search finger (wrapping around), which then moves past it.
     pub fn pop_first(&mut self) -> Option<PyValue> {
-        let j = self.table.iter().position(|e| matches!(e, Some((_, Some(_)))))?;
-        let taken = self.table[j].take();
-        self.table[j] = Some((-1, None));
+        if self.used == 0 {
+            return None;
+        }
+        let mask = self.mask();
+        let mut j = self.finger & mask;
+        while !matches!(self.table[j], Some((_, Some(_)))) {
+            j = if j >= mask { 0 } else { j + 1 };
+        }
+        let taken = self.table[j].replace((-1, None));
         self.used -= 1;
         self.version += 1;
+        self.finger = j + 1;
         taken.and_then(|(_, kv)| kv).map(|(_, v)| v)
+    }
+
+    /// Replaces the elements with another set's table (CPython's `set_swap_bodies`, as `s &= t` does), keeping
+    /// this set's search finger and bumping its version.
+    pub fn take_contents(&mut self, other: PySet) {
+        let (finger, version) = (self.finger, self.version + 1);
+        *self = PySet { finger, version, ..other };
+    }
+
+    /// Active elements in slot order, with their keys.
+    pub fn entries(&self) -> Vec<(HashKey, PyValue)> {
+        self.table.iter().flatten().filter_map(|(_, kv)| kv.clone()).collect()
+    }
+
+    /// `a & b` for two distinct sets (CPython's `set_intersection`): walks the smaller set (the right one on a
+    /// tie) and adds, in its slot order, the elements the other set holds.
+    pub fn intersection(&self, other: &PySet) -> PySet {
+        let (walked, probed) = if other.len() > self.len() { (self, other) } else { (other, self) };
+        let mut out = PySet::new();
+        for (hk, v) in walked.entries() {
+            if probed.contains(&hk) {
+                out.insert(hk, v);
+            }
+        }
+        out
+    }
+
+    /// `a - b` (CPython's `set_difference` with a set or dict of `other_len` elements, membership by
+    /// `in_other`): a set much larger than the other is copied and then has the other's elements removed;
+    /// otherwise the elements missing from the other are added to a new set in slot order.
+    pub fn difference_by(&self, other_len: usize, in_other: impl Fn(&HashKey) -> bool, other_keys: impl FnOnce() -> Vec<HashKey>) -> PySet {
+        let mut out = PySet::new();
+        if (self.len() >> 2) > other_len {
+            out.merge(self);
+            out.discard_all(other_keys());
+            return out;
+        }
+        for (hk, v) in self.entries() {
+            if !in_other(&hk) {
+                out.insert(hk, v);
+            }
+        }
+        out
+    }
+
+    /// `s -= t` for a distinct set (CPython's `set_difference_update_internal`): removes t's elements (only
+    /// those of `s & t` when t is more than 8 times larger), then drops deleted slots if over a quarter are.
+    pub fn difference_update(&mut self, other: &PySet) {
+        let keys: Vec<HashKey> = if (other.len() >> 3) > self.len() {
+            self.intersection(other).entries().into_iter().map(|(k, _)| k).collect()
+        } else {
+            other.entries().into_iter().map(|(k, _)| k).collect()
+        };
+        self.discard_all(keys);
+    }
+
+    /// Removes every key given (in order), then resizes away deleted slots if over a quarter of the table are.
+    pub fn discard_all(&mut self, keys: Vec<HashKey>) {
+        for k in keys {
+            self.remove(&k);
+        }
+        if self.fill - self.used > self.mask() / 4 {
+            let minused = if self.used > 50000 { self.used * 2 } else { self.used * 4 };
+            self.resize(minused);
+        }
+    }
+
+    /// `s ^= t` for a distinct set (CPython's `set_symmetric_difference_update`): each element of t, in slot
+    /// order, is removed from s if present and added otherwise.
+    pub fn symmetric_difference_update(&mut self, other: &PySet) {
+        for (hk, v) in other.entries() {
+            if !self.remove(&hk) {
+                self.insert(hk, v);
+            }
+        }
     }
 }
 
