@@ -125,7 +125,7 @@ fn trace_line(line: &str, cache: &mut HashMap<String, Rc<Result<Module, ParseErr
     // serde_json checks the syntax (skipping numbers unparsed, so ints of any length pass); the line is then
     // read with Python's own number rules, so integer literals past 64 bits stay exact ints.
     serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(|e| format!("MalformedInput: {e}"))?;
-    let case = JsonScan { text: line, pos: 0 }.value().map_err(|e| format!("MalformedInput: {e}"))?;
+    let case = JsonScan { text: line, pos: 0, depth: 0 }.value().map_err(|e| format!("MalformedInput: {e}"))?;
     let PyValue::Dict(case) = case else { return Err("MalformedInput: a case must be a JSON object".into()) };
     let case = case.borrow();
     let field = |name: &str| PyValue::str(name).hash_key().ok().and_then(|hk| case.get(&hk).cloned());
@@ -171,7 +171,12 @@ const INT_MAX_STR_DIGITS: usize = 4300;
 struct JsonScan<'a> {
     text: &'a str,
     pos: usize,
+    /// Containers open around the cursor.
+    depth: usize,
 }
+
+/// Deepest nesting a case line may have (serde_json's own limit; its syntax check skips values unlimited).
+const MAX_JSON_DEPTH: usize = 128;
 
 impl JsonScan<'_> {
     fn skip_ws(&mut self) {
@@ -263,6 +268,16 @@ impl JsonScan<'_> {
 
     /// The JSON value starting here as Python (`null` → None, arrays → lists, objects → dicts with string keys).
     fn value(&mut self) -> Result<PyValue, String> {
+        if self.depth >= MAX_JSON_DEPTH {
+            return Err(format!("recursion limit exceeded at byte {}", self.pos));
+        }
+        self.depth += 1;
+        let value = self.value_here();
+        self.depth -= 1;
+        value
+    }
+
+    fn value_here(&mut self) -> Result<PyValue, String> {
         match self.peek() {
             Some(b'"') => self.string().map(|s| PyValue::str(&s)),
             Some(b'-' | b'0'..=b'9') => self.number(),
@@ -360,6 +375,10 @@ mod tests {
         check(
             &format!(r#"{{"source": "def f(n):\n    return n % 1000\n", "function": "f", "kwargs": {{"n": {}}}}}"#, "7".repeat(400)),
             "result 777",
+        );
+        check(
+            &format!(r#"{{"source": "def f(n):\n    return 1\n", "function": "f", "kwargs": {{"n": {}{}}}}}"#, "[".repeat(200), "]".repeat(200)),
+            "error MalformedInput: recursion limit exceeded at byte 199",
         );
         check(
             &format!(r#"{{"source": "def f(n):\n    return n\n", "function": "f", "kwargs": {{"n": {}}}}}"#, "9".repeat(4301)),
