@@ -122,14 +122,33 @@ fn run_batch(path: &std::path::Path, limits: &Limits, stats: bool) -> ExitCode {
 
 /// One batch line: the result's JSON text, or `Class: message`.
 fn trace_line(line: &str, cache: &mut HashMap<String, Rc<Result<Module, ParseError>>>, limits: &Limits) -> Result<String, String> {
-    let case: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("MalformedInput: {e}"))?;
-    let source = case.get("source").and_then(|s| s.as_str()).ok_or("MalformedInput: missing string field \"source\"")?;
-    let function = case.get("function").and_then(|s| s.as_str()).ok_or("MalformedInput: missing string field \"function\"")?;
-    let kwargs: Vec<(String, PyValue)> = match case.get("kwargs") {
-        None | Some(serde_json::Value::Null) => Vec::new(),
-        Some(serde_json::Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), python::from_json(v))).collect(),
+    // serde_json checks the syntax (skipping numbers unparsed, so ints of any length pass); the line is then
+    // read with Python's own number rules, so integer literals past 64 bits stay exact ints.
+    serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(|e| format!("MalformedInput: {e}"))?;
+    let case = JsonScan { text: line, pos: 0, depth: 0 }.value().map_err(|e| format!("MalformedInput: {e}"))?;
+    let PyValue::Dict(case) = case else { return Err("MalformedInput: a case must be a JSON object".into()) };
+    let case = case.borrow();
+    let field = |name: &str| PyValue::str(name).hash_key().ok().and_then(|hk| case.get(&hk).cloned());
+    let text = |name: &str| match field(name) {
+        Some(PyValue::Str(s)) => Ok(s),
+        _ => Err(format!("MalformedInput: missing string field \"{name}\"")),
+    };
+    let source = text("source")?;
+    let function = text("function")?;
+    let kwargs: Vec<(String, PyValue)> = match field("kwargs") {
+        None | Some(PyValue::None) => Vec::new(),
+        Some(PyValue::Dict(map)) => map
+            .borrow()
+            .pairs()
+            .into_iter()
+            .map(|(k, v)| match k {
+                PyValue::Str(name) => (name.to_string(), v),
+                other => (other.repr(), v),
+            })
+            .collect(),
         Some(_) => return Err("MalformedInput: \"kwargs\" must be an object".into()),
     };
+    let (source, function) = (&*source, &*function);
     let module = cache.entry(source.to_string()).or_insert_with(|| Rc::new(python::parse_module(source))).clone();
     let module = match &*module {
         Ok(m) => m,
@@ -140,6 +159,163 @@ fn trace_line(line: &str, cache: &mut HashMap<String, Rc<Result<Module, ParseErr
         Ok(v) => python::to_json_text(&v),
         Err(e @ RunError::Exception(_)) | Err(e @ RunError::StepBudgetExceeded { .. }) | Err(e @ RunError::MemoryExceeded { .. }) => {
             Err(e.summary())
+        }
+    }
+}
+
+/// Python's default cap on the digits of an int read from text (`sys.get_int_max_str_digits()`).
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// A cursor over JSON text that serde_json has already accepted (so nesting depth is bounded by its limit).
+/// Integer literals become exact Python ints at any size (up to Python's digit cap); other numbers floats.
+struct JsonScan<'a> {
+    text: &'a str,
+    pos: usize,
+    /// Containers open around the cursor.
+    depth: usize,
+}
+
+/// Deepest nesting a case line may have (serde_json's own limit; its syntax check skips values unlimited).
+const MAX_JSON_DEPTH: usize = 128;
+
+impl JsonScan<'_> {
+    fn skip_ws(&mut self) {
+        let bytes = self.text.as_bytes();
+        while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), String> {
+        match self.peek() {
+            Some(b) if b == byte => {
+                self.pos += 1;
+                Ok(())
+            }
+            _ => Err(format!("expected '{}' at byte {}", byte as char, self.pos)),
+        }
+    }
+
+    /// Walks the object starting here: `each` is called with every key and must consume the value after it.
+    fn object(&mut self, mut each: impl FnMut(&mut Self, String) -> Result<(), String>) -> Result<(), String> {
+        self.expect(b'{')?;
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            let key = self.string()?;
+            self.expect(b':')?;
+            each(self, key)?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(format!("expected ',' or '}}' at byte {}", self.pos)),
+            }
+        }
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.skip_ws();
+        let start = self.pos;
+        let bytes = self.text.as_bytes();
+        if bytes.get(start) != Some(&b'"') {
+            return Err(format!("expected a string at byte {start}"));
+        }
+        let mut i = start + 1;
+        while i < bytes.len() && bytes[i] != b'"' {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        let end = (i + 1).min(bytes.len());
+        self.pos = end;
+        let literal = self.text.get(start..end).ok_or_else(|| format!("bad string at byte {start}"))?;
+        serde_json::from_str(literal).map_err(|e| e.to_string())
+    }
+
+    fn number(&mut self) -> Result<PyValue, String> {
+        let start = self.pos;
+        let bytes = self.text.as_bytes();
+        while self.pos < bytes.len() && matches!(bytes[self.pos], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+            self.pos += 1;
+        }
+        let literal = &self.text[start..self.pos];
+        if literal.contains(['.', 'e', 'E']) {
+            return literal.parse::<f64>().map(PyValue::Float).map_err(|e| format!("bad number {literal}: {e}"));
+        }
+        let digits = literal.trim_start_matches('-').len();
+        if digits > INT_MAX_STR_DIGITS {
+            return Err(format!("an int literal of {digits} digits exceeds the limit of {INT_MAX_STR_DIGITS}"));
+        }
+        literal.parse::<num_bigint::BigInt>().map(PyValue::from_bigint).map_err(|e| format!("bad number {literal}: {e}"))
+    }
+
+    fn word(&mut self, word: &str, value: PyValue) -> Result<PyValue, String> {
+        if self.text[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(format!("unexpected token at byte {}", self.pos))
+        }
+    }
+
+    /// The JSON value starting here as Python (`null` → None, arrays → lists, objects → dicts with string keys).
+    fn value(&mut self) -> Result<PyValue, String> {
+        if self.depth >= MAX_JSON_DEPTH {
+            return Err(format!("recursion limit exceeded at byte {}", self.pos));
+        }
+        self.depth += 1;
+        let value = self.value_here();
+        self.depth -= 1;
+        value
+    }
+
+    fn value_here(&mut self) -> Result<PyValue, String> {
+        match self.peek() {
+            Some(b'"') => self.string().map(|s| PyValue::str(&s)),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b't') => self.word("true", PyValue::Bool(true)),
+            Some(b'f') => self.word("false", PyValue::Bool(false)),
+            Some(b'n') => self.word("null", PyValue::None),
+            Some(b'[') => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                    return Ok(PyValue::list(items));
+                }
+                loop {
+                    items.push(self.value()?);
+                    match self.peek() {
+                        Some(b',') => self.pos += 1,
+                        Some(b']') => {
+                            self.pos += 1;
+                            return Ok(PyValue::list(items));
+                        }
+                        _ => return Err(format!("expected ',' or ']' at byte {}", self.pos)),
+                    }
+                }
+            }
+            Some(b'{') => {
+                let mut dict = python::value::Dict::new();
+                self.object(|scan, key| {
+                    let value = scan.value()?;
+                    let key = PyValue::str(&key);
+                    if let Ok(hk) = key.hash_key() {
+                        dict.insert(hk, key, value);
+                    }
+                    Ok(())
+                })?;
+                Ok(PyValue::Dict(Rc::new(std::cell::RefCell::new(dict))))
+            }
+            _ => Err(format!("expected a value at byte {}", self.pos)),
         }
     }
 }
@@ -177,5 +353,36 @@ mod tests {
         );
         check("not json", "error MalformedInput: expected ident at line 1 column 2");
         check(r#"{"function": "f"}"#, "error MalformedInput: missing string field \"source\"");
+    }
+
+    #[test]
+    fn integer_kwargs_past_64_bits_arrive_as_exact_ints() {
+        // Expected values from python3 (3.11): exec the source, call f(**json.loads(kwargs)), print json.dumps:
+        // [-100000000000000000001, 18446744073709551616, 18446744073709551617, 1e+20, "1e+20"]
+        let src = r#""def f(n, xs, d, x):\n    return [n - 1, xs[0] * 2, d['k'][0] + 1, x, str(x)]\n""#;
+        check(
+            &format!(
+                r#"{{"source": {src}, "function": "f", "kwargs": {{"n": -100000000000000000000, "xs": [9223372036854775808], "d": {{"k": [18446744073709551616]}}, "x": 1e20}}}}"#
+            ),
+            r#"result [-100000000000000000001, 18446744073709551616, 18446744073709551617, 1e+20, "1e+20"]"#,
+        );
+        // json.loads('{"n": 1, "n": 100000000000000000000}') keeps the last value.
+        check(
+            r#"{"source": "def f(n):\n    return n\n", "function": "f", "kwargs": {"n": 1, "n": 100000000000000000000}}"#,
+            "result 100000000000000000000",
+        );
+        // Past f64's range too: python3 -c 'import json; print(json.loads("7" * 400) % 1000)' prints 777.
+        check(
+            &format!(r#"{{"source": "def f(n):\n    return n % 1000\n", "function": "f", "kwargs": {{"n": {}}}}}"#, "7".repeat(400)),
+            "result 777",
+        );
+        check(
+            &format!(r#"{{"source": "def f(n):\n    return 1\n", "function": "f", "kwargs": {{"n": {}{}}}}}"#, "[".repeat(200), "]".repeat(200)),
+            "error MalformedInput: recursion limit exceeded at byte 199",
+        );
+        check(
+            &format!(r#"{{"source": "def f(n):\n    return n\n", "function": "f", "kwargs": {{"n": {}}}}}"#, "9".repeat(4301)),
+            "error MalformedInput: an int literal of 4301 digits exceeds the limit of 4300",
+        );
     }
 }

@@ -443,13 +443,8 @@ impl Interp<'_> {
                 arity(name, &args, 0, 1)?;
                 let mut set = PySet::new();
                 if let Some(v) = args.first() {
-                    if let PyValue::Set(src) = v {
-                        set = src.borrow().clone();
-                    } else {
-                        for item in self.collect(v)? {
-                            set.insert(item.hash_key()?, item);
-                        }
-                    }
+                    let source = self.set_source(v)?;
+                    add_to_set(&mut set, source)?;
                 }
                 self.charge(set.len() as u64)?;
                 Ok(PyValue::Set(Rc::new(RefCell::new(set))))
@@ -917,20 +912,36 @@ impl Interp<'_> {
                 }
                 "copy" => {
                     arity(qual, &args, 0, 0)?;
-                    let copy = s.borrow().clone();
+                    let mut copy = PySet::new();
+                    copy.merge(&s.borrow());
                     self.charge(copy.len() as u64)?;
                     Ok(PyValue::Set(Rc::new(RefCell::new(copy))))
                 }
                 "update" => {
                     for a in &args {
-                        for item in self.collect(a)? {
-                            let hk = item.hash_key()?;
-                            if s.borrow_mut().insert(hk, item) {
-                                self.charge(1)?;
+                        if let PyValue::Set(other) = a {
+                            if Rc::ptr_eq(s, other) {
+                                continue;
                             }
                         }
+                        // Read the argument first: iterating it may run code that looks at this set.
+                        let source = self.set_source(a)?;
+                        let before = s.borrow().len();
+                        let added = add_to_set(&mut s.borrow_mut(), source);
+                        self.charge((s.borrow().len() - before) as u64)?;
+                        added?;
                     }
                     Ok(PyValue::None)
+                }
+                "union" => {
+                    let mut acc = PySet::new();
+                    acc.merge(&s.borrow());
+                    for a in &args {
+                        let source = self.set_source(a)?;
+                        add_to_set(&mut acc, source)?;
+                    }
+                    self.charge(acc.len() as u64)?;
+                    Ok(PyValue::Set(Rc::new(RefCell::new(acc))))
                 }
                 "issubset" | "issuperset" => {
                     arity(qual, &args, 1, 1)?;
@@ -945,21 +956,82 @@ impl Interp<'_> {
                         other.keys().all(|k| this.contains(k))
                     }))
                 }
-                _ => {
-                    let op = match name {
-                        "union" => BinOp::BitOr,
-                        "intersection" => BinOp::BitAnd,
-                        _ => BinOp::Sub,
-                    };
-                    let mut acc = PyValue::Set(Rc::new(RefCell::new(s.borrow().clone())));
+                "intersection" => {
+                    // CPython's set_intersection_multi: intersect with each argument in turn; a set argument
+                    // walks the smaller side, any other iterable is walked in its own order.
+                    let mut acc = PySet::new();
+                    acc.merge(&s.borrow());
+                    let mut acc_is_self = true;
                     for a in &args {
-                        let mut other = PySet::new();
-                        for item in self.collect(a)? {
-                            other.insert(item.hash_key()?, item);
-                        }
-                        acc = self.binop(op, &acc, &PyValue::Set(Rc::new(RefCell::new(other))))?;
+                        acc = match self.set_source(a)? {
+                            SetSource::Set(other) => match a {
+                                PyValue::Set(o) if acc_is_self && Rc::ptr_eq(s, o) => acc,
+                                _ if acc_is_self => s.borrow().intersection(&other),
+                                _ => acc.intersection(&other),
+                            },
+                            SetSource::DictKeys(items) | SetSource::Items(items) => {
+                                let base = if acc_is_self { s.borrow().clone() } else { acc };
+                                let mut out = PySet::new();
+                                for item in items {
+                                    let hk = item.hash_key()?;
+                                    if base.contains(&hk) {
+                                        out.insert(hk, item);
+                                    }
+                                }
+                                out
+                            }
+                        };
+                        acc_is_self = false;
                     }
-                    Ok(acc)
+                    self.charge(acc.len() as u64)?;
+                    Ok(PyValue::Set(Rc::new(RefCell::new(acc))))
+                }
+                _ => {
+                    // CPython's set_difference_multi: a difference with the first argument, then in-place removal
+                    // of each further argument's elements.
+                    let mut acc: Option<PySet> = None;
+                    for a in &args {
+                        let source = self.set_source(a)?;
+                        let keys = |items: &[PyValue]| items.iter().map(|v| v.hash_key()).collect::<Result<Vec<_>, _>>();
+                        acc = Some(match (acc, source) {
+                            (None, SetSource::Set(other)) => {
+                                s.borrow().difference_by(other.len(), |k| other.contains(k), || other.entries().into_iter().map(|(k, _)| k).collect())
+                            }
+                            (None, SetSource::DictKeys(items)) => {
+                                let ks = keys(&items)?;
+                                let mut lookup = PySet::new();
+                                for (k, v) in ks.iter().zip(&items) {
+                                    lookup.insert(k.clone(), v.clone());
+                                }
+                                s.borrow().difference_by(ks.len(), |k| lookup.contains(k), || ks.clone())
+                            }
+                            (None, SetSource::Items(items)) => {
+                                let ks = keys(&items)?;
+                                let mut out = PySet::new();
+                                out.merge(&s.borrow());
+                                out.discard_all(ks);
+                                out
+                            }
+                            (Some(mut acc), SetSource::Set(other)) => {
+                                acc.difference_update(&other);
+                                acc
+                            }
+                            (Some(mut acc), SetSource::DictKeys(items) | SetSource::Items(items)) => {
+                                acc.discard_all(keys(&items)?);
+                                acc
+                            }
+                        });
+                    }
+                    let acc = match acc {
+                        Some(acc) => acc,
+                        None => {
+                            let mut copy = PySet::new();
+                            copy.merge(&s.borrow());
+                            copy
+                        }
+                    };
+                    self.charge(acc.len() as u64)?;
+                    Ok(PyValue::Set(Rc::new(RefCell::new(acc))))
                 }
             },
             PyValue::Str(s) => self.str_method(s, name, qual, args),
@@ -1180,4 +1252,51 @@ impl FromF64Trunc for BigInt {
         use num_traits::FromPrimitive;
         BigInt::from_f64(f.trunc()).unwrap_or_default()
     }
+}
+
+/// What a set is updated from, read ahead of the update: CPython's `set_update_internal` treats sets and
+/// dicts specially (their sizes are known up front) and takes any other iterable item by item.
+pub(crate) enum SetSource {
+    /// A snapshot of another set.
+    Set(PySet),
+    /// The keys of a dict, in order.
+    DictKeys(Vec<PyValue>),
+    /// The items of any other iterable, in order.
+    Items(Vec<PyValue>),
+}
+
+impl Interp<'_> {
+    /// Reads a set-update argument (`set(x)`, `s.update(x)`, `s.union(x)`, `s |= x`).
+    pub(crate) fn set_source(&mut self, other: &PyValue) -> Res<SetSource> {
+        Ok(match other {
+            PyValue::Set(o) => SetSource::Set(o.borrow().clone()),
+            PyValue::Dict(d) => {
+                let keys = d.borrow().keys();
+                self.tick_n(keys.len() as u64 / 8)?;
+                SetSource::DictKeys(keys)
+            }
+            _ => SetSource::Items(self.collect(other)?),
+        })
+    }
+}
+
+/// Adds a read-ahead source to a set with CPython's table sizing: a set is merged (one resize up front, table
+/// copied when possible), a dict presizes the table for all its keys, other iterables insert one at a time.
+/// Stops at the first unhashable item, keeping the items added before it, as CPython does.
+pub(crate) fn add_to_set(set: &mut PySet, source: SetSource) -> Res<()> {
+    match source {
+        SetSource::Set(other) => set.merge(&other),
+        SetSource::DictKeys(keys) => {
+            set.presize_for_dict(keys.len());
+            for k in keys {
+                set.insert(k.hash_key()?, k);
+            }
+        }
+        SetSource::Items(items) => {
+            for item in items {
+                set.insert(item.hash_key()?, item);
+            }
+        }
+    }
+    Ok(())
 }

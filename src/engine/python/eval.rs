@@ -499,11 +499,39 @@ impl<'m> Interp<'m> {
                 *l.borrow_mut() = out;
                 Ok(cur)
             }
-            (PyValue::Set(s), BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor) if matches!(rhs, PyValue::Set(_)) => {
+            (PyValue::Set(s), BinOp::BitOr) if matches!(rhs, PyValue::Set(_)) => {
+                // `s |= t` merges t into s in place, keeping s's table (CPython's set_ior).
+                if let PyValue::Set(t) = rhs {
+                    let other = t.borrow().clone();
+                    let before = s.borrow().len();
+                    s.borrow_mut().merge(&other);
+                    self.charge((s.borrow().len() - before) as u64)?;
+                }
+                Ok(cur)
+            }
+            (PyValue::Set(s), BinOp::Sub | BinOp::BitXor) if matches!(rhs, PyValue::Set(_)) => {
+                // `s -= t` and `s ^= t` change s in place (CPython's set_isub / set_ixor); with t == s, s empties.
+                if let PyValue::Set(t) = rhs {
+                    if Rc::ptr_eq(s, t) {
+                        s.borrow_mut().clear();
+                    } else {
+                        let other = t.borrow().clone();
+                        let before = s.borrow().len();
+                        if op == BinOp::Sub {
+                            s.borrow_mut().difference_update(&other);
+                        } else {
+                            s.borrow_mut().symmetric_difference_update(&other);
+                        }
+                        self.charge(s.borrow().len().saturating_sub(before) as u64)?;
+                    }
+                }
+                Ok(cur)
+            }
+            (PyValue::Set(s), BinOp::BitAnd) if matches!(rhs, PyValue::Set(_)) => {
                 let result = self.binop(op, &cur, rhs)?;
                 if let PyValue::Set(r) = result {
                     let new = r.borrow().clone();
-                    *s.borrow_mut() = new;
+                    s.borrow_mut().take_contents(new);
                 }
                 Ok(cur)
             }
@@ -610,6 +638,109 @@ impl<'m> Interp<'m> {
         }
     }
 
+    /// `{a, b, c}`. CPython 3.11 compiles a display of three or more constants (after its AST optimizer folds
+    /// `-1`, `2 ** 10`, `(1, 2)`, ...) into a frozenset constant (built from the elements, then rebuilt from its
+    /// own iteration order when the compiler merges constants) and fills an empty set from it with one merge;
+    /// other displays add their elements in order. Both layouts are reproduced so iteration order matches.
+    #[inline(never)]
+    fn set_display(&mut self, f: &mut Frame, items: &[Expr]) -> Res<PyValue> {
+        let mut values = Vec::with_capacity(items.len());
+        let mut all_constant = items.len() > 2;
+        for item in items {
+            match self.folded_constant(item)? {
+                Some(v) => values.push(v),
+                None => {
+                    all_constant = false;
+                    values.push(self.eval(f, item)?);
+                }
+            }
+        }
+        let mut set = PySet::new();
+        for v in values {
+            set.insert(v.hash_key()?, v);
+        }
+        if all_constant {
+            let mut merged_constant = PySet::new();
+            for v in set.items() {
+                merged_constant.insert(v.hash_key()?, v);
+            }
+            set = PySet::new();
+            set.merge(&merged_constant);
+        }
+        self.charge(set.len() as u64)?;
+        Ok(PyValue::Set(Rc::new(RefCell::new(set))))
+    }
+
+    /// The value of an expression CPython 3.11's AST optimizer folds into a constant (literals, unary and binary
+    /// operators on constants within its size limits, tuples of constants), or `None` if it is not folded.
+    fn folded_constant(&mut self, e: &Expr) -> Res<Option<PyValue>> {
+        /// The optimizer's cap on folded int results, in bits (`MAX_INT_SIZE`).
+        const MAX_INT_BITS: u64 = 128;
+        const MAX_STR_SIZE: i64 = 4096;
+        const MAX_COLLECTION_SIZE: i64 = 256;
+        Ok(match &e.kind {
+            ExprKind::Const(v) => Some(v.clone()),
+            ExprKind::UnaryOp { op, operand } => match self.folded_constant(operand)? {
+                Some(v) => Some(self.unary(*op, &v)?),
+                None => None,
+            },
+            ExprKind::Tuple(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match self.folded_constant(item)? {
+                        Some(v) => out.push(v),
+                        None => return Ok(None),
+                    }
+                }
+                Some(PyValue::tuple(out))
+            }
+            ExprKind::BinOp { left, op, right } => {
+                let (Some(a), Some(b)) = (self.folded_constant(left)?, self.folded_constant(right)?) else { return Ok(None) };
+                let bits = |v: &PyValue| v.to_bigint().map(|i| i.bits());
+                let small = |v: &PyValue| v.to_bigint().and_then(|i| i64::try_from(i).ok());
+                let refused = match (op, bits(&a), bits(&b)) {
+                    (BinOp::Mul, Some(x), Some(y)) => x > 0 && y > 0 && x + y > MAX_INT_BITS,
+                    (BinOp::Mul, Some(_), None) | (BinOp::Mul, None, Some(_)) => {
+                        let (n, seq) = if a.is_int() { (&a, &b) } else { (&b, &a) };
+                        let cap = match seq {
+                            PyValue::Str(_) => MAX_STR_SIZE,
+                            PyValue::Tuple(_) => MAX_COLLECTION_SIZE,
+                            _ => i64::MAX,
+                        };
+                        let len = match seq {
+                            PyValue::Str(s) => s.chars().count() as i64,
+                            PyValue::Tuple(t) => t.len() as i64,
+                            _ => 0,
+                        };
+                        match small(n) {
+                            Some(0) => false,
+                            Some(k) => len > cap / k,
+                            None => true,
+                        }
+                    }
+                    (BinOp::Pow, Some(x), Some(_)) if x > 0 && b.to_bigint().is_some_and(|w| w.sign() == num_bigint::Sign::Plus) => {
+                        match small(&b) {
+                            Some(w) => x > MAX_INT_BITS / w as u64,
+                            None => true,
+                        }
+                    }
+                    (BinOp::LShift, Some(x), Some(y)) if x > 0 && y > 0 => match small(&b) {
+                        Some(w) if w >= 0 => w as u64 > MAX_INT_BITS || x > MAX_INT_BITS - w as u64,
+                        _ => true,
+                    },
+                    (BinOp::Mod, _, _) => matches!(a, PyValue::Str(_)),
+                    _ => false,
+                };
+                if refused {
+                    None
+                } else {
+                    Some(self.binop(*op, &a, &b)?)
+                }
+            }
+            _ => None,
+        })
+    }
+
     #[inline(never)]
     fn eval_rare(&mut self, f: &mut Frame, e: &Expr) -> Res<PyValue> {
         match &e.kind {
@@ -628,17 +759,7 @@ impl<'m> Interp<'m> {
                 }
                 Ok(PyValue::tuple(out))
             }
-            ExprKind::Set(items) => {
-                let mut set = PySet::new();
-                for item in items {
-                    let v = self.eval(f, item)?;
-                    let hk = v.hash_key()?;
-                    if set.insert(hk, v) {
-                        self.charge(1)?;
-                    }
-                }
-                Ok(PyValue::Set(Rc::new(RefCell::new(set))))
-            }
+            ExprKind::Set(items) => self.set_display(f, items),
             ExprKind::Dict(pairs) => {
                 let mut d = Dict::new();
                 for (k, v) in pairs {

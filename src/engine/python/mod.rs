@@ -343,6 +343,17 @@ mod tests {
     }
 
     #[test]
+    fn bitwise_operators_between_two_bools_return_a_bool() {
+        // python3 -c 'print([True & True, True | False, True ^ True, False ^ True, True & 3, 2 | False, ~True])'
+        // prints [True, True, False, True, 1, 2, -2]; `b = True; b &= False` leaves b == False.
+        check(
+            "return [True & True, True | False, True ^ True, False ^ True, True & 3, 2 | False, ~True]",
+            "[True, True, False, True, 1, 2, -2]",
+        );
+        check("b = True\nb &= False\nreturn b", "False");
+    }
+
+    #[test]
     fn slices_handle_negative_indices_steps_and_assignment() {
         check(
             "a = [0, 1, 2, 3, 4, 5]\nreturn a[::-1], a[-2:], a[:-2], a[4:1:-2], a[::2], a[10:], a[-100:2]",
@@ -439,6 +450,64 @@ mod tests {
         );
         check("return list(set([-5, -10, 20, 33, 8, -1, 0, 7, 64, -64, 15]))", "[0, 33, 64, -64, 7, 8, 15, 20, -10, -5, -1]");
         check("s = {1}\ns.add(2)\ns.discard(1)\ns.remove(5)", "KeyError: 5");
+    }
+
+    #[test]
+    fn sets_built_from_dicts_and_sets_are_sized_like_cpython() {
+        // Expected orders printed by python3 (3.11.7) running each body as a function (/tmp/interp-fixes/t3.py,
+        // t3b.py): a dict argument presizes the table, a set argument is merged (one resize, then a copy).
+        check("return list(set({x: 1 for x in [27, -67, 9, -24, 11, 76]}))", "[-24, 9, 27, 76, -67, 11]");
+        check(
+            "s = set()\nfor x in [0, 8, 16, 24, 32, 1, 9]:\n    s.add(x)\ns.discard(8)\nreturn list(set(s)), list(s.copy())",
+            "([0, 32, 1, 16, 24, 9], [0, 32, 1, 16, 24, 9])",
+        );
+        check(
+            "a = set()\nfor x in [1, 33, 17, 49, 2]:\n    a.add(x)\nb = set([3, 19])\nreturn list(a | b), list(b | a)",
+            "([1, 2, 33, 49, 17, 19, 3], [1, 2, 19, 3, 33, 49, 17])",
+        );
+        check("a = set([3, 11, 19])\na |= set([27, 35, 43, 51])\nreturn list(a)", "[19, 3, 35, 51, 27, 43, 11]");
+        check("a = set([1, 2])\nreturn list(a.union({x: 0 for x in [40, 72, 8, 16, 24]}))", "[16, 1, 2, 40, 8, 72, 24]");
+    }
+
+    #[test]
+    fn constant_set_displays_iterate_like_cpythons_folded_frozensets() {
+        // python3 (3.11.7) -c 'n = 40; print(list({5, 3, 1000, -1, 17, -2, 64, 8, 9, 33}), list({-1, -2, 7}), ...)'
+        // printed the expected lists; three or more constants go through a frozenset constant, `2 ** 127` is too
+        // big for the optimizer to fold, and a display with a variable adds its elements in order.
+        check("return list({5, 3, 1000, -1, 17, -2, 64, 8, 9, 33})", "[64, 33, 3, 5, 1000, 8, 9, 17, -1, -2]");
+        check("return list({-1, -2, 7})", "[-2, -1, 7]");
+        check("return list({-5, -13, -21, 3, 11})", "[3, -13, -5, -21, 11]");
+        check("return list({2 ** 127, 1, 9, 17, 33})", "[170141183460469231731687303715884105728, 1, 33, 9, 17]");
+        check("n = 40\nreturn list({n, 1, 9, 17, 25, 33})", "[1, 33, 40, 9, 17, 25]");
+        check("return list({(1, 2), (2, 1), 3, 4, 35})", "[35, (1, 2), 3, 4, (2, 1)]");
+    }
+
+    #[test]
+    fn set_algebra_pop_and_reinsertion_follow_cpython_tables() {
+        // Expected lists printed by python3 (3.11.7) for the same statements (/tmp/interp-fixes/t5.jsonl): an add
+        // reuses the last deleted slot on its probe path, pop resumes from a moving finger, `&` walks the smaller
+        // set, `a ^ b` starts from a copy of b, `-=`/`^=` work in place and big differences copy first.
+        check(
+            "s = set([0, 1, 2, 3, 100])\ns.discard(0)\ns.discard(2)\ns.add(32)\nreturn list(s)",
+            "[1, 32, 3, 100]",
+        );
+        check(
+            "a = set([24, 306, -639, 66, -158])\nout = []\nwhile len(a) > 1 and len(out) < 10:\n    out.append(a.pop())\n    a.add(len(out) * 8)\nreturn out",
+            "[-639, 66, -158, 8, 16, 306, 24, 32, 64, 40]",
+        );
+        let sets = "a = {1, 9, 17, 25, 33, 2, 10}\nb = set([9, 2, 41, 49, 57])\n";
+        check(
+            &format!("{sets}return list(a & b), list(b & a), list(a - b), list(a ^ b), list(b ^ a)"),
+            "([9, 2], [9, 2], [1, 33, 10, 17, 25], [49, 33, 1, 17, 25, 10, 57, 41], [1, 49, 33, 17, 41, 10, 25, 57])",
+        );
+        check(
+            &format!("{sets}return list(a.intersection([57, 2, 9, 17])), list(a.difference([9, 17], {{2: 0}}))"),
+            "([9, 2, 17], [1, 33, 10, 25])",
+        );
+        check(
+            &format!("{sets}c = set(a)\nc -= b\nd = set(a)\nd ^= b\ne = set(a)\ne &= b\nreturn list(c), list(d), list(e)"),
+            "([1, 33, 17, 10, 25], [1, 49, 33, 17, 41, 10, 25, 57], [9, 2])",
+        );
     }
 
     #[test]

@@ -93,6 +93,15 @@ impl Interp<'_> {
     #[inline(never)]
     fn binop_slow(&mut self, op: BinOp, a: &PyValue, b: &PyValue) -> Res<PyValue> {
         use PyValue as V;
+        // bool's own `&`, `|`, `^` keep the bool type; with an int operand they fall back to int arithmetic.
+        if let (V::Bool(x), V::Bool(y)) = (a, b) {
+            match op {
+                BinOp::BitAnd => return Ok(V::Bool(x & y)),
+                BinOp::BitOr => return Ok(V::Bool(x | y)),
+                BinOp::BitXor => return Ok(V::Bool(x ^ y)),
+                _ => {}
+            }
+        }
         if a.is_int() && b.is_int() {
             return self.int_op(op, a, b);
         }
@@ -122,45 +131,23 @@ impl Interp<'_> {
             }
             (BinOp::Mul, V::Str(_) | V::List(_) | V::Tuple(_), _) if b.is_int() => self.repeat(a, b),
             (BinOp::Mul, _, V::Str(_) | V::List(_) | V::Tuple(_)) if a.is_int() => self.repeat(b, a),
-            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, V::Set(x), V::Set(y)) => {
-                let (x, y) = (x.borrow().clone(), y.borrow().clone());
+            (BinOp::BitOr | BinOp::BitAnd | BinOp::Sub | BinOp::BitXor, V::Set(xr), V::Set(yr)) => {
+                let same = Rc::ptr_eq(xr, yr);
+                let (x, y) = (xr.borrow().clone(), yr.borrow().clone());
                 let mut out = PySet::new();
                 match op {
+                    // CPython copies the left set (a merge into an empty set), then merges the right one.
                     BinOp::BitOr => {
-                        for v in x.items().into_iter().chain(y.items()) {
-                            out.insert(v.hash_key()?, v);
-                        }
+                        out.merge(&x);
+                        out.merge(&y);
                     }
-                    BinOp::BitAnd => {
-                        let (small, large) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
-                        for v in small.items() {
-                            let hk = v.hash_key()?;
-                            if large.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
-                    }
-                    BinOp::Sub => {
-                        for v in x.items() {
-                            let hk = v.hash_key()?;
-                            if !y.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
-                    }
+                    BinOp::BitAnd if same => out.merge(&x),
+                    BinOp::BitAnd => out = x.intersection(&y),
+                    BinOp::Sub => out = x.difference_by(y.len(), |k| y.contains(k), || y.entries().into_iter().map(|(k, _)| k).collect()),
+                    // CPython copies the right set, then toggles each element of the left one.
                     _ => {
-                        for v in x.items() {
-                            let hk = v.hash_key()?;
-                            if !y.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
-                        for v in y.items() {
-                            let hk = v.hash_key()?;
-                            if !x.contains(&hk) {
-                                out.insert(hk, v);
-                            }
-                        }
+                        out.merge(&y);
+                        out.symmetric_difference_update(&x);
                     }
                 }
                 self.charge(out.len() as u64)?;

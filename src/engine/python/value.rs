@@ -781,13 +781,15 @@ pub struct PySet {
     table: Vec<SetSlot>,
     fill: usize,
     used: usize,
+    /// Where `pop` starts looking (CPython's search finger).
+    finger: usize,
     /// Bumped when elements are added or removed.
     pub version: u64,
 }
 
 impl Default for PySet {
     fn default() -> Self {
-        PySet { table: vec![None; SET_MIN_SIZE], fill: 0, used: 0, version: 0 }
+        PySet { table: vec![None; SET_MIN_SIZE], fill: 0, used: 0, finger: 0, version: 0 }
     }
 }
 
@@ -812,7 +814,7 @@ pub fn cpython_hash(key: &HashKey) -> i64 {
             }
         }
         HashKey::None => 0xFCA86420,
-        HashKey::Float(bits) => (*bits as i64) ^ ((*bits >> 29) as i64),
+        HashKey::Float(bits) => float_hash(f64::from_bits(*bits)),
         HashKey::Str(s) => {
             // CPython randomises string hashes per process; any deterministic hash is as good.
             let mut h: u64 = 0xcbf29ce484222325;
@@ -847,6 +849,58 @@ pub fn cpython_hash(key: &HashKey) -> i64 {
     } else {
         h
     }
+}
+
+/// `frexp`: `v = m * 2**e` with `0.5 <= |m| < 1` (zero, infinities and NaN come back unchanged with `e = 0`).
+fn frexp(v: f64) -> (f64, i32) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, 0);
+    }
+    let bits = v.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Subnormal: scale into the normal range first.
+        let (m, e) = frexp(v * f64::from_bits((1023u64 + 54) << 52));
+        return (m, e - 54);
+    }
+    (f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52)), biased - 1022)
+}
+
+/// CPython's hash of a float that is not a whole number (`_Py_HashDouble`): the value reduced modulo the
+/// Mersenne prime 2**61 - 1, so it agrees with the int hash; infinities hash to ±314159. NaN hashes by identity
+/// in CPython, so any stand-in is as good.
+fn float_hash(v: f64) -> i64 {
+    const BITS: i32 = 61;
+    const MODULUS: u64 = (1u64 << 61) - 1;
+    if v.is_nan() {
+        return 0;
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { 314159 } else { -314159 };
+    }
+    let (mut m, mut e) = frexp(v);
+    let negative = m < 0.0;
+    if negative {
+        m = -m;
+    }
+    let mut x: u64 = 0;
+    while m != 0.0 {
+        x = ((x << 28) & MODULUS) | x >> (BITS - 28);
+        m *= 268435456.0;
+        e -= 28;
+        let y = m as u64;
+        m -= y as f64;
+        x += y;
+        if x >= MODULUS {
+            x -= MODULUS;
+        }
+    }
+    let e = if e >= 0 { e % BITS } else { BITS - 1 - ((-1 - e) % BITS) };
+    x = ((x << e) & MODULUS) | x >> (BITS - e);
+    if negative {
+        x = x.wrapping_neg();
+    }
+    x as i64
 }
 
 impl PySet {
@@ -909,11 +963,8 @@ impl PySet {
                             return false;
                         }
                     }
-                    Some((_, None)) => {
-                        if freeslot.is_none() {
-                            freeslot = Some(j);
-                        }
-                    }
+                    // CPython 3.11 reuses the last deleted slot met before the empty one that ends the search.
+                    Some((_, None)) => freeslot = Some(j),
                 }
             }
             perturb >>= PERTURB_SHIFT;
@@ -941,26 +992,74 @@ impl PySet {
         }
         let old = std::mem::replace(&mut self.table, vec![None; newsize]);
         self.fill = self.used;
-        let mask = newsize - 1;
         for (hash, entry) in old.into_iter().flatten() {
-            let Some(entry) = entry else { continue };
-            let mut perturb = hash as u64;
-            let mut i = (hash as u64 as usize) & mask;
-            let slot = 'search: loop {
-                if self.table[i].is_none() {
-                    break 'search i;
-                }
-                if i + LINEAR_PROBES <= mask {
-                    for j in i + 1..=i + LINEAR_PROBES {
-                        if self.table[j].is_none() {
-                            break 'search j;
-                        }
+            if let Some(entry) = entry {
+                self.insert_clean(hash, entry);
+            }
+        }
+    }
+
+    /// Places an element known to be absent into the first free slot of its probe sequence (CPython's
+    /// `set_insert_clean`); the caller keeps `fill` and `used` right.
+    fn insert_clean(&mut self, hash: i64, entry: (HashKey, PyValue)) {
+        let mask = self.mask();
+        let mut perturb = hash as u64;
+        let mut i = (hash as u64 as usize) & mask;
+        let slot = 'search: loop {
+            if self.table[i].is_none() {
+                break 'search i;
+            }
+            if i + LINEAR_PROBES <= mask {
+                for j in i + 1..=i + LINEAR_PROBES {
+                    if self.table[j].is_none() {
+                        break 'search j;
                     }
                 }
-                perturb >>= PERTURB_SHIFT;
-                i = (i.wrapping_mul(5).wrapping_add(1).wrapping_add(perturb as usize)) & mask;
-            };
-            self.table[slot] = Some((hash, Some(entry)));
+            }
+            perturb >>= PERTURB_SHIFT;
+            i = (i.wrapping_mul(5).wrapping_add(1).wrapping_add(perturb as usize)) & mask;
+        };
+        self.table[slot] = Some((hash, Some(entry)));
+    }
+
+    /// Adds every element of another set the way CPython's `set_merge` does (`set(s)`, `s.copy()`, `s | t`,
+    /// `s.update(t)`): one resize up front for `used + other.used` elements, then a verbatim copy of the table
+    /// when this set is empty and both tables have the same size and `other` has no deleted entries, clean
+    /// insertion in `other`'s slot order when this set is empty, and ordinary insertion otherwise.
+    pub fn merge(&mut self, other: &PySet) {
+        if other.used == 0 {
+            return;
+        }
+        if (self.fill + other.used) * 5 >= self.mask() * 3 {
+            self.resize((self.used + other.used) * 2);
+        }
+        if self.fill == 0 && self.mask() == other.mask() && other.fill == other.used {
+            self.table = other.table.clone();
+            self.fill = other.fill;
+            self.used = other.used;
+            self.version += 1;
+            return;
+        }
+        let entries = other.table.iter().flatten().filter_map(|(hash, entry)| entry.as_ref().map(|e| (*hash, e.clone())));
+        if self.fill == 0 {
+            for (hash, entry) in entries {
+                self.insert_clean(hash, entry);
+            }
+            self.fill = other.used;
+            self.used = other.used;
+            self.version += 1;
+            return;
+        }
+        for (_, (hk, value)) in entries {
+            self.insert(hk, value);
+        }
+    }
+
+    /// Prepares for the keys of a dict of `incoming` entries the way CPython's `set_update_internal` does before
+    /// inserting them: one resize to fit `(used + incoming) * 2` when the table would pass its fill limit.
+    pub fn presize_for_dict(&mut self, incoming: usize) {
+        if (self.fill + incoming) * 5 >= self.mask() * 3 {
+            self.resize((self.used + incoming) * 2);
         }
     }
 
@@ -980,7 +1079,7 @@ impl PySet {
 
     /// Removes everything.
     pub fn clear(&mut self) {
-        *self = PySet { version: self.version + 1, ..PySet::default() };
+        *self = PySet { version: self.version + 1, finger: self.finger, ..PySet::default() };
     }
 
     /// The element at a raw slot (iteration): `None` past the end, `Some(None)` for an empty slot.
@@ -1002,15 +1101,97 @@ impl PySet {
         self.table.iter().filter_map(|e| e.as_ref().and_then(|(_, kv)| kv.as_ref()).map(|(k, _)| k))
     }
 
-    /// Removes and returns an arbitrary element (CPython's `set.pop` scans from a moving finger; we scan from
-    /// the start, which matches for sets that were not popped before).
+    /// Removes and returns an element the way CPython's `set.pop` does: the first active slot at or after the
+    /// search finger (wrapping around), which then moves past it.
     pub fn pop_first(&mut self) -> Option<PyValue> {
-        let j = self.table.iter().position(|e| matches!(e, Some((_, Some(_)))))?;
-        let taken = self.table[j].take();
-        self.table[j] = Some((-1, None));
+        if self.used == 0 {
+            return None;
+        }
+        let mask = self.mask();
+        let mut j = self.finger & mask;
+        while !matches!(self.table[j], Some((_, Some(_)))) {
+            j = if j >= mask { 0 } else { j + 1 };
+        }
+        let taken = self.table[j].replace((-1, None));
         self.used -= 1;
         self.version += 1;
+        self.finger = j + 1;
         taken.and_then(|(_, kv)| kv).map(|(_, v)| v)
+    }
+
+    /// Replaces the elements with another set's table (CPython's `set_swap_bodies`, as `s &= t` does), keeping
+    /// this set's search finger and bumping its version.
+    pub fn take_contents(&mut self, other: PySet) {
+        let (finger, version) = (self.finger, self.version + 1);
+        *self = PySet { finger, version, ..other };
+    }
+
+    /// Active elements in slot order, with their keys.
+    pub fn entries(&self) -> Vec<(HashKey, PyValue)> {
+        self.table.iter().flatten().filter_map(|(_, kv)| kv.clone()).collect()
+    }
+
+    /// `a & b` for two distinct sets (CPython's `set_intersection`): walks the smaller set (the right one on a
+    /// tie) and adds, in its slot order, the elements the other set holds.
+    pub fn intersection(&self, other: &PySet) -> PySet {
+        let (walked, probed) = if other.len() > self.len() { (self, other) } else { (other, self) };
+        let mut out = PySet::new();
+        for (hk, v) in walked.entries() {
+            if probed.contains(&hk) {
+                out.insert(hk, v);
+            }
+        }
+        out
+    }
+
+    /// `a - b` (CPython's `set_difference` with a set or dict of `other_len` elements, membership by
+    /// `in_other`): a set much larger than the other is copied and then has the other's elements removed;
+    /// otherwise the elements missing from the other are added to a new set in slot order.
+    pub fn difference_by(&self, other_len: usize, in_other: impl Fn(&HashKey) -> bool, other_keys: impl FnOnce() -> Vec<HashKey>) -> PySet {
+        let mut out = PySet::new();
+        if (self.len() >> 2) > other_len {
+            out.merge(self);
+            out.discard_all(other_keys());
+            return out;
+        }
+        for (hk, v) in self.entries() {
+            if !in_other(&hk) {
+                out.insert(hk, v);
+            }
+        }
+        out
+    }
+
+    /// `s -= t` for a distinct set (CPython's `set_difference_update_internal`): removes t's elements (only
+    /// those of `s & t` when t is more than 8 times larger), then drops deleted slots if over a quarter are.
+    pub fn difference_update(&mut self, other: &PySet) {
+        let keys: Vec<HashKey> = if (other.len() >> 3) > self.len() {
+            self.intersection(other).entries().into_iter().map(|(k, _)| k).collect()
+        } else {
+            other.entries().into_iter().map(|(k, _)| k).collect()
+        };
+        self.discard_all(keys);
+    }
+
+    /// Removes every key given (in order), then resizes away deleted slots if over a quarter of the table are.
+    pub fn discard_all(&mut self, keys: Vec<HashKey>) {
+        for k in keys {
+            self.remove(&k);
+        }
+        if self.fill - self.used > self.mask() / 4 {
+            let minused = if self.used > 50000 { self.used * 2 } else { self.used * 4 };
+            self.resize(minused);
+        }
+    }
+
+    /// `s ^= t` for a distinct set (CPython's `set_symmetric_difference_update`): each element of t, in slot
+    /// order, is removed from s if present and added otherwise.
+    pub fn symmetric_difference_update(&mut self, other: &PySet) {
+        for (hk, v) in other.entries() {
+            if !self.remove(&hk) {
+                self.insert(hk, v);
+            }
+        }
     }
 }
 
@@ -1125,6 +1306,15 @@ mod tests {
         assert_eq!(int_set(&[3, 1, 2]), vec![1, 2, 3]);
         assert_eq!(int_set(&[-1, 5, 9]), vec![9, 5, -1]);
         assert_eq!(int_set(&[10, -3, 7, 100, 0]), vec![0, 100, 7, 10, -3]);
+    }
+
+    #[test]
+    fn float_hashes_match_cpython() {
+        // python3 -c 'print([hash(x) for x in [1.5, -1.5, 0.1, 2.5e-300, 5e-324, float("inf"), -float("inf")]])'
+        // (2.5e-300 exercises the negative exponent wrap, 5e-324 a subnormal)
+        let h = |f: f64| PyValue::Float(f).hash_key().map(|k| cpython_hash(&k)).unwrap_or(0);
+        let got: Vec<i64> = [1.5, -1.5, 0.1, 2.5e-300, 5e-324, f64::INFINITY, f64::NEG_INFINITY].into_iter().map(h).collect();
+        assert_eq!(got, vec![1152921504606846977, -1152921504606846977, 230584300921369408, 52920977297143526, 16777216, 314159, -314159]);
     }
 
     #[test]
