@@ -4,7 +4,8 @@
 
 use arbigraph_studio::engine::agent::context::{Strategy, DEFAULT_ACG_BUDGET};
 use arbigraph_studio::engine::agent::openai_wire::{parse_reply, request_json};
-use arbigraph_studio::engine::agent::results::{aggregates, generation_params, result_sample, to_reference_json};
+use arbigraph_studio::engine::agent::results::{aggregates, generation_params, result_sample};
+use arbigraph_studio::engine::dataset::to_pretty_string;
 use arbigraph_studio::engine::agent::{run_to_end, AgentConfig, AgentError, AgentInput, ChatReply, ChatRequest};
 use arbigraph_studio::engine::grade::metrics::topology_and_family;
 use serde_json::{json, Value};
@@ -299,7 +300,7 @@ fn write_results(path: &Path, summary: &serde_json::Map<String, Value>, samples:
     summary.extend(aggregates(&finished));
     summary.insert("num_finished".into(), json!(finished.len()));
     let file = json!({"summary": Value::Object(summary), "samples": samples});
-    let text = if pretty { to_reference_json(&file) } else { file.to_string() };
+    let text = if pretty { to_pretty_string(&file) } else { file.to_string() };
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), path.display()))

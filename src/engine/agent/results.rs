@@ -137,66 +137,9 @@ pub fn aggregates(samples: &[Value]) -> Map<String, Value> {
     map
 }
 
-/// Pretty JSON in the reference's layout: two-space indentation, with arrays that hold no arrays or objects
-/// kept on one line (`[1, 2, 3]`), as the reference's `json.dumps(indent=2)` plus its collapsing pass produce.
-pub fn to_reference_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(value, 0, &mut out);
-    out
-}
-
-fn write_value(value: &Value, depth: usize, out: &mut String) {
-    let pad = |d: usize| "  ".repeat(d);
-    match value {
-        Value::Array(items) if items.is_empty() => out.push_str("[]"),
-        Value::Array(items) if items.iter().all(|v| !v.is_array() && !v.is_object()) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&item.to_string());
-            }
-            out.push(']');
-        }
-        Value::Array(items) => {
-            out.push_str("[\n");
-            for (i, item) in items.iter().enumerate() {
-                out.push_str(&pad(depth + 1));
-                write_value(item, depth + 1, out);
-                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(depth));
-            out.push(']');
-        }
-        Value::Object(map) if map.is_empty() => out.push_str("{}"),
-        Value::Object(map) => {
-            out.push_str("{\n");
-            for (i, (key, item)) in map.iter().enumerate() {
-                out.push_str(&pad(depth + 1));
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push_str(": ");
-                write_value(item, depth + 1, out);
-                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(depth));
-            out.push('}');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reference_layout_keeps_flat_lists_on_one_line() {
-        let value = json!({"a": [1, 2, 3], "b": [{"c": []}], "d": "x"});
-        let text = to_reference_json(&value);
-        assert_eq!(text, "{\n  \"a\": [1, 2, 3],\n  \"b\": [\n    {\n      \"c\": []\n    }\n  ],\n  \"d\": \"x\"\n}");
-        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
-    }
 
     #[test]
     fn aggregates_follow_the_reference_definitions() {

@@ -7,7 +7,8 @@ use leptos::task::spawn_local;
 use serde_json::{json, Value};
 
 use crate::engine::agent::context::Strategy;
-use crate::engine::agent::results::{aggregates, generation_params, result_sample, to_reference_json};
+use crate::engine::agent::results::{aggregates, generation_params, result_sample};
+use crate::engine::dataset::to_pretty_string;
 use crate::engine::agent::{AgentConfig, AgentInput, AgentSession, Step};
 use crate::engine::dataset::{self, RunInfo};
 use crate::engine::generate;
@@ -142,7 +143,7 @@ pub fn EvaluatePage() -> impl IntoView {
 
     let download = move |_| {
         if let Some(results) = state.results.get_untracked() {
-            if let Err(e) = download_text("results.json", "application/json", &to_reference_json(&results)) {
+            if let Err(e) = download_text("results.json", "application/json", &to_pretty_string(&results)) {
                 error.set(e.to_string());
             }
         }
