@@ -9,14 +9,17 @@
 
 pub mod adapter;
 pub mod agent;
+pub mod calculator;
 pub mod dataset;
 pub mod filter;
 pub mod generate;
 pub mod grade;
 pub mod graph;
+pub mod literal;
 pub mod prompt;
 pub mod python;
 pub mod render;
+pub mod results;
 pub mod rng;
 pub mod tasks;
 pub mod value;

@@ -243,6 +243,31 @@ pub fn python_float_repr(x: f64) -> String {
     }
 }
 
+/// Python's float `divmod(a, b)`: the floored quotient and a remainder with the divisor's sign (CPython's
+/// `float_divmod`, including the signed zeros). The calculator and the interpreter share it.
+pub fn float_divmod(a: f64, b: f64) -> (f64, f64) {
+    let mut rem = a % b;
+    let mut div = (a - rem) / b;
+    if rem != 0.0 {
+        if (b < 0.0) != (rem < 0.0) {
+            rem += b;
+            div -= 1.0;
+        }
+    } else {
+        rem = 0.0f64.copysign(b);
+    }
+    let floor = if div != 0.0 {
+        let mut f = div.floor();
+        if div - f > 0.5 {
+            f += 1.0;
+        }
+        f
+    } else {
+        0.0f64.copysign(a / b)
+    };
+    (floor, rem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,82 +1,129 @@
-//! The browser driver of the agent loop: each `ChatRequest` becomes a fetch POST to an OpenAI-compatible
-//! `/chat/completions`, with retries (429 honouring `Retry-After`, 5xx, network errors; capped exponential
-//! backoff with jitter). The API key is sent as a header and nowhere else.
+//! The browser's `ChatBackend`: one fetch POST per attempt to an OpenAI-compatible `/chat/completions`, with a
+//! per-request timeout and an `AbortController` per request, so a user's stop aborts the request in flight at
+//! once. Retries and waits are the engine's (`agent::driver`, `agent::retry`); the key goes only into the
+//! request's headers.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 use crate::engine::agent::openai_wire::{parse_reply, request_json};
-use crate::engine::agent::{AgentError, ChatReply, ChatRequest};
+use crate::engine::agent::retry::parse_retry_after;
+use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint};
 
-/// Where and how to call.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Endpoint {
-    /// Base URL up to `/v1` (`https://api.example.com/v1`).
-    pub base_url: String,
-    pub model: String,
-    /// Kept in memory only; never stored or exported.
-    pub api_key: String,
-    /// Attempts per request (first try included).
-    pub max_attempts: u32,
+/// Stops a run: sets the flag the driver checks and aborts the request in flight. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct RunControl {
+    cancelled: Rc<Cell<bool>>,
+    in_flight: Rc<RefCell<Vec<web_sys::AbortController>>>,
+}
+
+impl RunControl {
+    /// Asks every request of the run to stop now.
+    pub fn cancel(&self) {
+        self.cancelled.set(true);
+        for controller in self.in_flight.borrow_mut().drain(..) {
+            controller.abort();
+        }
+    }
+
+    /// True once `cancel` was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.get()
+    }
+}
+
+/// Sends requests with fetch.
+pub struct FetchBackend {
+    /// Where to send.
+    pub endpoint: Endpoint,
+    /// Per-request timeout in milliseconds.
+    pub timeout_ms: u64,
+    /// The run's stop switch.
+    pub control: RunControl,
 }
 
 /// Sleeps without blocking the tab.
-pub async fn sleep_ms(ms: u32) {
+pub async fn sleep_ms(ms: u64) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(window) = web_sys::window() {
-            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.min(i32::MAX as u64) as i32);
         }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Sends one request with retries; the error never contains the key.
-pub async fn send(endpoint: &Endpoint, request: &ChatRequest) -> Result<ChatReply, AgentError> {
-    let url = format!("{}/chat/completions", endpoint.base_url.trim_end_matches('/'));
-    let body = request_json(request, &endpoint.model);
-    let mut last = String::new();
-    for attempt in 0..endpoint.max_attempts.max(1) {
+impl ChatBackend for FetchBackend {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+        let controller = web_sys::AbortController::new().map_err(|e| AgentError::Request { reason: format!("{e:?}") })?;
+        let signal = controller.signal();
+        self.control.in_flight.borrow_mut().push(controller.clone());
+        // The timeout aborts the same controller; `timed_out` tells the two causes apart.
+        let timed_out = Rc::new(Cell::new(false));
+        let on_timeout = {
+            let (controller, timed_out) = (controller.clone(), timed_out.clone());
+            Closure::once(move || {
+                timed_out.set(true);
+                controller.abort();
+            })
+        };
+        let timer = web_sys::window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(on_timeout.as_ref().unchecked_ref(), self.timeout_ms.min(i32::MAX as u64) as i32).ok()
+        });
         let started = js_sys::Date::now();
-        let mut builder = gloo_net::http::Request::post(&url);
-        if !endpoint.api_key.is_empty() {
-            builder = builder.header("Authorization", &format!("Bearer {}", endpoint.api_key));
+        let result = self.attempt(request, &signal).await;
+        if let (Some(window), Some(timer)) = (web_sys::window(), timer) {
+            window.clear_timeout_with_handle(timer);
         }
-        let sent = match builder.json(&body) {
-            Ok(req) => req.send().await,
-            Err(e) => return Err(AgentError { message: format!("cannot encode the request: {e}") }),
-        };
-        let retry_after = match sent {
-            Ok(response) => {
-                let status = response.status();
-                let text = response.text().await.unwrap_or_default();
-                if (200..300).contains(&status) {
-                    match parse_reply(&text) {
-                        Ok(mut reply) => {
-                            reply.latency_ms = Some((js_sys::Date::now() - started) as u64);
-                            return Ok(reply);
-                        }
-                        Err(e) => {
-                            last = format!("malformed reply: {e}");
-                            None
-                        }
-                    }
-                } else {
-                    let excerpt: String = text.chars().take(200).collect();
-                    last = format!("HTTP {status}: {excerpt}");
-                    if status != 429 && status < 500 {
-                        return Err(AgentError { message: last });
-                    }
-                    response.headers().get("retry-after").and_then(|v| v.trim().parse::<f64>().ok())
-                }
+        drop(on_timeout);
+        self.control.in_flight.borrow_mut().retain(|c| c != &controller);
+        match result {
+            Ok(mut reply) => {
+                reply.latency_ms = Some((js_sys::Date::now() - started) as u64);
+                Ok(reply)
             }
-            Err(e) => {
-                last = format!("network error: {e}");
-                None
-            }
-        };
-        if attempt + 1 < endpoint.max_attempts {
-            let backoff = 500.0 * 2f64.powi(attempt as i32);
-            let jitter = js_sys::Math::random() * 250.0;
-            let wait = retry_after.map(|s| s * 1000.0).unwrap_or(backoff + jitter).min(30_000.0);
-            sleep_ms(wait as u32).await;
+            Err(_) if self.control.is_cancelled() => Err(AgentError::Cancelled.into()),
+            Err(_) if timed_out.get() => Err(AgentError::Timeout { after_ms: self.timeout_ms }.into()),
+            Err(failure) => Err(failure),
         }
     }
-    Err(AgentError { message: format!("gave up after {} attempts: {last}", endpoint.max_attempts) })
+
+    async fn sleep(&self, ms: u64) {
+        // Wake early when the user stops, so a long Retry-After never delays a cancel.
+        let mut left = ms;
+        while left > 0 && !self.control.is_cancelled() {
+            let step = left.min(200);
+            sleep_ms(step).await;
+            left -= step;
+        }
+    }
+
+    fn jitter(&self) -> f64 {
+        js_sys::Math::random()
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.control.is_cancelled()
+    }
+}
+
+impl FetchBackend {
+    async fn attempt(&self, request: &ChatRequest, signal: &web_sys::AbortSignal) -> Result<ChatReply, CallFailure> {
+        let mut builder = gloo_net::http::Request::post(&self.endpoint.chat_url()).abort_signal(Some(signal));
+        for (name, value) in self.endpoint.request_headers() {
+            builder = builder.header(&name, &value);
+        }
+        let body = request_json(request, &self.endpoint.model).to_string();
+        let sent = builder.body(body).map_err(|e| AgentError::Request { reason: e.to_string() })?;
+        let response = sent.send().await.map_err(|e| AgentError::Network { message: e.to_string() })?;
+        let status = response.status();
+        let retry_after_ms = response.headers().get("retry-after").and_then(|v| parse_retry_after(&v, Some(js_sys::Date::now() as u64)));
+        let text = response.text().await.map_err(|e| AgentError::Network { message: format!("reading the reply body failed: {e}") })?;
+        if !(200..300).contains(&status) {
+            return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
+        }
+        parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() }.into())
+    }
 }

@@ -1,14 +1,19 @@
-//! `arbigraph eval`: the native driver of the sans-IO agent loop against an OpenAI-compatible endpoint —
-//! HTTP with per-request timeouts, retries (exponential backoff with jitter, `Retry-After` honoured, capped),
+//! `arbigraph eval`: the native driver of the engine's agent loop against an OpenAI-compatible endpoint —
+//! a blocking HTTP `ChatBackend` with per-request timeouts (the engine's retry policy decides retries and waits),
 //! worker threads, a results file rewritten atomically after every finished sample, resume, and a progress line.
 
 use arbigraph_studio::engine::agent::context::{Strategy, DEFAULT_ACG_BUDGET};
 use arbigraph_studio::engine::agent::openai_wire::{parse_reply, request_json};
-use arbigraph_studio::engine::agent::results::{aggregates, generation_params, result_sample};
+use arbigraph_studio::engine::agent::retry::parse_retry_after;
+use arbigraph_studio::engine::agent::{
+    run_episode, AgentConfig, AgentError, AgentInput, AgentSession, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEnd,
+    RetryPolicy, Secret,
+};
+use arbigraph_studio::engine::dataset::shape::topology_of;
 use arbigraph_studio::engine::dataset::to_pretty_string;
-use arbigraph_studio::engine::agent::{run_to_end, AgentConfig, AgentError, AgentInput, ChatReply, ChatRequest};
-use arbigraph_studio::engine::grade::metrics::topology_and_family;
+use arbigraph_studio::engine::results::{is_finished, result_sample, RunHeader};
 use serde_json::{json, Value};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -80,14 +85,6 @@ pub struct Args {
     output: PathBuf,
 }
 
-/// Retry settings.
-#[derive(Clone, Copy)]
-struct RetryPolicy {
-    max_attempts: u32,
-    base: Duration,
-    cap: Duration,
-}
-
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
     match run_inner(&args) {
@@ -114,8 +111,7 @@ fn now_iso() -> String {
 }
 
 fn config_for(sample: &Value, args: &Args) -> AgentConfig {
-    let (topology, _) = topology_and_family(sample);
-    let mut config = AgentConfig::for_topology(&topology);
+    let mut config = AgentConfig::for_topology(topology_of(sample));
     if let Some(t) = args.max_tokens {
         config.max_tokens = t;
     }
@@ -135,15 +131,12 @@ fn config_for(sample: &Value, args: &Args) -> AgentConfig {
     config
 }
 
-fn is_finished(sample: &Value) -> bool {
-    sample.get("agent_status").and_then(Value::as_str).is_some_and(|s| s != "in_progress")
-}
-
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let api_key = match &args.api_key_env {
-        Some(var) => Some(std::env::var(var).map_err(|_| format!("environment variable {var} (named by --api-key-env) is not set"))?),
-        None => None,
+        Some(var) => Secret::new(std::env::var(var).map_err(|_| format!("environment variable {var} (named by --api-key-env) is not set"))?),
+        None => Secret::default(),
     };
+    let endpoint = Endpoint { base_url: args.base_url.clone(), model: args.model.clone(), api_key, headers: Vec::new() };
     let dataset = super::files::read_json(&args.dataset)?;
     let mut samples: Vec<Value> = dataset.get("samples").and_then(Value::as_array).cloned().ok_or_else(|| format!("{}: no `samples` array", args.dataset.display()))?;
     if let Some(limit) = args.limit {
@@ -154,11 +147,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     let dataset_summary = dataset.get("summary").cloned().unwrap_or(json!({}));
     let first_config = config_for(&samples[0], args);
-    let params = generation_params(&first_config, &args.model, &args.base_url);
+    let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
 
     // Resume: keep finished samples of an existing results file made with the same settings.
-    let mut start_times: Vec<Value> = Vec::new();
-    let mut system_prompt = first_config.system_prompt.clone();
     if args.output.exists() {
         let previous = super::files::read_json(&args.output)?;
         let summary = previous.get("summary").cloned().unwrap_or(json!({}));
@@ -166,19 +157,22 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             return Err(format!("{} exists and is not a results file; refusing to overwrite it", args.output.display()));
         };
         for key in ["model", "strategy", "max_tokens", "temperature", "require_initial_calculator_call"] {
-            if old_params.get(key) != params.get(key) {
+            if old_params.get(key) != header.generation_params.get(key) {
                 return Err(format!(
                     "{}: cannot continue, `{key}` was {} and is now {}",
                     args.output.display(),
                     old_params.get(key).unwrap_or(&Value::Null),
-                    params.get(key).unwrap_or(&Value::Null)
+                    header.generation_params.get(key).unwrap_or(&Value::Null)
                 ));
             }
         }
         if let Some(stored) = summary.get("system_prompt").and_then(Value::as_str) {
-            system_prompt = stored.to_string();
+            header.system_prompt = stored.to_string();
         }
-        start_times = summary.get("start_times").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut start_times: Vec<String> =
+            summary.get("start_times").and_then(Value::as_array).map(|t| t.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
+        start_times.append(&mut header.start_times);
+        header.start_times = start_times;
         let old_samples = previous.get("samples").and_then(Value::as_array).cloned().unwrap_or_default();
         for (i, old) in old_samples.into_iter().enumerate() {
             if i >= samples.len() || !is_finished(&old) {
@@ -190,32 +184,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             samples[i] = old;
         }
     }
-    start_times.push(json!(now_iso()));
-
-    let mut summary = serde_json::Map::new();
-    summary.insert("start_times".into(), Value::Array(start_times));
-    summary.insert("generation_params".into(), params);
-    summary.insert("system_prompt".into(), json!(system_prompt));
-    summary.insert("mode".into(), json!("agent"));
-    for key in ["num_tasks", "num_samples_per_task"] {
-        if let Some(v) = dataset_summary.get(key) {
-            summary.insert(key.into(), v.clone());
-        }
-    }
-    if let Some(mode) = dataset_summary.get("mode") {
-        summary.insert("dataset_mode".into(), mode.clone());
-    }
-    summary.insert("dataset".into(), json!(args.dataset.display().to_string()));
 
     let pending: Vec<usize> = (0..samples.len()).filter(|&i| !is_finished(&samples[i])).collect();
     let resumed = samples.len() - pending.len();
     let total = samples.len();
-    let url = if args.base_url.trim_end_matches('/').ends_with("/chat/completions") {
-        args.base_url.clone()
-    } else {
-        format!("{}/chat/completions", args.base_url.trim_end_matches('/'))
-    };
-    let policy = RetryPolicy { max_attempts: args.max_attempts.max(1), base: Duration::from_millis(args.backoff_ms), cap: Duration::from_millis(args.max_backoff_ms) };
+    let policy = RetryPolicy { max_attempts: args.max_attempts.max(1), base_delay_ms: args.backoff_ms, max_delay_ms: args.max_backoff_ms };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs_f64(args.timeout_secs.max(0.001))))
         .http_status_as_error(false)
@@ -227,7 +200,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             .iter()
             .map(|&i| {
                 let mut config = config_for(&samples[i], args);
-                config.system_prompt = system_prompt.clone();
+                config.system_prompt = header.system_prompt.clone();
                 (i, samples[i].clone(), config)
             })
             .collect(),
@@ -236,14 +209,15 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let (sender, receiver) = mpsc::channel::<(usize, Value)>();
     let started = Instant::now();
     let workers = args.concurrency.clamp(1, 256).min(jobs.len().max(1));
+    let timeout_ms = (args.timeout_secs.max(0.001) * 1000.0) as u64;
     let mut handles = Vec::new();
     for worker in 0..workers {
-        let (jobs, next_job, sender, agent) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone());
-        let (url, api_key, model, strategy) = (url.clone(), api_key.clone(), args.model.clone(), args.strategy.clone());
+        let (jobs, next_job, sender, agent, endpoint) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone(), endpoint.clone());
+        let strategy = args.strategy.clone();
         handles.push(std::thread::spawn(move || {
             while let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) {
-                let seed = (worker as u64) << 48 ^ *index as u64;
-                let result = run_sample(&agent, &url, api_key.as_deref(), &model, sample, *index, config, &strategy, policy, seed);
+                let backend = UreqBackend { agent: &agent, endpoint: &endpoint, timeout_ms, attempts: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
+                let result = run_sample(&backend, sample, *index, config, &strategy, &policy);
                 if sender.send((*index, result)).is_err() {
                     break;
                 }
@@ -255,7 +229,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let mut done = 0usize;
     let mut failed = 0usize;
     let mut correct = samples.iter().filter(|s| is_finished(s) && s.get("correct") == Some(&Value::Bool(true))).count();
-    write_results(&args.output, &summary, &samples, false)?;
+    write_results(&args.output, &header, &samples, false)?;
     for (index, result) in receiver {
         if result.get("correct") == Some(&Value::Bool(true)) {
             correct += 1;
@@ -265,7 +239,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         }
         samples[index] = result;
         done += 1;
-        write_results(&args.output, &summary, &samples, false)?;
+        write_results(&args.output, &header, &samples, false)?;
         eprint!(
             "\r[eval] {}/{} finished ({} resumed) · correct {} · failed {} · {:.1} s   ",
             resumed + done,
@@ -280,7 +254,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         let _ = handle.join();
     }
     eprintln!();
-    write_results(&args.output, &summary, &samples, true)?;
+    write_results(&args.output, &header, &samples, true)?;
     eprintln!(
         "[eval] accuracy {correct}/{total} · explicitly failed {failed} · results in {} (metrics: arbigraph grade {})",
         args.output.display(),
@@ -294,31 +268,15 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
 }
 
 /// Writes the whole results file to a temporary sibling and renames it over the target.
-fn write_results(path: &Path, summary: &serde_json::Map<String, Value>, samples: &[Value], pretty: bool) -> Result<(), String> {
-    let finished: Vec<Value> = samples.iter().filter(|s| is_finished(s)).cloned().collect();
-    let mut summary = summary.clone();
-    summary.extend(aggregates(&finished));
-    summary.insert("num_finished".into(), json!(finished.len()));
-    let file = json!({"summary": Value::Object(summary), "samples": samples});
+fn write_results(path: &Path, header: &RunHeader, samples: &[Value], pretty: bool) -> Result<(), String> {
+    let file = header.results_file(samples.to_vec());
     let text = if pretty { to_pretty_string(&file) } else { file.to_string() };
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), path.display()))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_sample(
-    agent: &ureq::Agent,
-    url: &str,
-    api_key: Option<&str>,
-    model: &str,
-    sample: &Value,
-    index: usize,
-    config: &AgentConfig,
-    strategy: &str,
-    policy: RetryPolicy,
-    seed: u64,
-) -> Value {
+fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &AgentConfig, strategy: &str, policy: &RetryPolicy) -> Value {
     let started_at = now_iso();
     let clock = Instant::now();
     let input = match AgentInput::from_sample(sample, index) {
@@ -333,94 +291,68 @@ fn run_sample(
             return out;
         }
     };
-    let mut attempts_total = 0u32;
-    let record = run_to_end(&input, config, |request| {
-        call_with_retries(agent, url, api_key, model, request, policy, seed, &mut attempts_total).map_err(|message| AgentError { message })
-    });
+    let (session, step) = AgentSession::start(&input, config);
+    let record = match pollster::block_on(run_episode(backend, session, step, policy)) {
+        EpisodeEnd::Finished(record) => record,
+        // The CLI has no stop button: a backend never reports a cancellation, so this is unreachable in practice.
+        EpisodeEnd::Cancelled => return sample.clone(),
+    };
     let timings = json!({
         "started_at": started_at,
         "finished_at": now_iso(),
         "wall_ms": clock.elapsed().as_millis() as u64,
-        "http_attempts": attempts_total
+        "http_attempts": backend.attempts.get()
     });
     result_sample(sample, &record, strategy, timings)
 }
 
-/// One request with retries; returns the reply or the final error (never containing the API key).
-#[allow(clippy::too_many_arguments)]
-fn call_with_retries(
-    agent: &ureq::Agent,
-    url: &str,
-    api_key: Option<&str>,
-    model: &str,
-    request: &ChatRequest,
-    policy: RetryPolicy,
-    seed: u64,
-    attempts_total: &mut u32,
-) -> Result<ChatReply, String> {
-    let body = request_json(request, model).to_string();
-    let mut last_error = String::new();
-    for attempt in 1..=policy.max_attempts {
-        *attempts_total += 1;
+/// Blocking HTTP with `ureq` (one per worker thread): each `send` is one attempt; the engine retries.
+struct UreqBackend<'a> {
+    agent: &'a ureq::Agent,
+    endpoint: &'a Endpoint,
+    timeout_ms: u64,
+    /// HTTP attempts made for the current sample.
+    attempts: Cell<u32>,
+    /// Jitter state (a splitmix64 stream seeded per worker and sample).
+    seed: Cell<u64>,
+}
+
+impl ChatBackend for UreqBackend<'_> {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+        self.attempts.set(self.attempts.get() + 1);
+        let body = request_json(request, &self.endpoint.model).to_string();
         let started = Instant::now();
-        let mut builder = agent.post(url).header("Content-Type", "application/json");
-        if let Some(key) = api_key {
-            builder = builder.header("Authorization", format!("Bearer {key}"));
+        let mut builder = self.agent.post(&self.endpoint.chat_url());
+        for (name, value) in self.endpoint.request_headers() {
+            builder = builder.header(name, value);
         }
-        let mut retry_after: Option<Duration> = None;
-        match builder.send(body.as_str()) {
-            Ok(mut response) => {
-                let status = response.status().as_u16();
-                retry_after = response
-                    .headers()
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<f64>().ok())
-                    .filter(|s| s.is_finite() && *s >= 0.0)
-                    .map(Duration::from_secs_f64);
-                let text = response.body_mut().read_to_string();
-                match (status, text) {
-                    (200..=299, Ok(text)) => match parse_reply(&text) {
-                        Ok(mut reply) => {
-                            reply.latency_ms = Some(started.elapsed().as_millis() as u64);
-                            return Ok(reply);
-                        }
-                        Err(e) => last_error = e.to_string(),
-                    },
-                    (200..=299, Err(e)) => last_error = format!("reading the reply body failed: {e}"),
-                    (429 | 500..=599, text) => last_error = format!("HTTP {status}: {}", short(&text.unwrap_or_default())),
-                    (_, text) => return Err(format!("HTTP {status}: {}", short(&text.unwrap_or_default()))),
-                }
-            }
-            Err(e) => last_error = format!("request failed: {e}"),
+        let mut response = builder.send(body.as_str()).map_err(|e| match e {
+            ureq::Error::Timeout(_) => AgentError::Timeout { after_ms: self.timeout_ms },
+            other => AgentError::Network { message: other.to_string() },
+        })?;
+        let status = response.status().as_u16();
+        let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).ok();
+        let retry_after_ms = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| parse_retry_after(v, now_ms));
+        let text = response.body_mut().read_to_string().map_err(|e| AgentError::Network { message: format!("reading the reply body failed: {e}") })?;
+        if !(200..300).contains(&status) {
+            return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
         }
-        if attempt == policy.max_attempts {
-            break;
-        }
-        std::thread::sleep(backoff(policy, attempt, retry_after, seed));
+        let mut reply = parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() })?;
+        reply.latency_ms = Some(started.elapsed().as_millis() as u64);
+        Ok(reply)
     }
-    Err(format!("gave up after {} attempts: {last_error}", policy.max_attempts))
-}
 
-fn short(text: &str) -> String {
-    let mut s: String = text.chars().take(200).collect();
-    if text.chars().count() > 200 {
-        s.push('…');
+    async fn sleep(&self, ms: u64) {
+        std::thread::sleep(Duration::from_millis(ms));
     }
-    s
-}
 
-/// Exponential backoff with jitter (50–100% of the step), or the server's `Retry-After`, both capped.
-fn backoff(policy: RetryPolicy, attempt: u32, retry_after: Option<Duration>, seed: u64) -> Duration {
-    if let Some(wait) = retry_after {
-        return wait.min(policy.cap);
+    fn jitter(&self) -> f64 {
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos() as u64).unwrap_or(0);
+        let mut x = self.seed.get().wrapping_add(0x9E37_79B9_7F4A_7C15) ^ nanos;
+        self.seed.set(x);
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^= x >> 31;
+        (x >> 11) as f64 / (1u64 << 53) as f64
     }
-    let step = policy.base.saturating_mul(1u32 << (attempt - 1).min(20)).min(policy.cap);
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos() as u64).unwrap_or(0);
-    let mut x = seed ^ nanos ^ ((attempt as u64) << 32) ^ 0x9E37_79B9_7F4A_7C15;
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    let fraction = 0.5 + 0.5 * (x % 10_000) as f64 / 10_000.0;
-    step.mul_f64(fraction)
 }

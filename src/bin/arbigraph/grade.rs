@@ -1,9 +1,9 @@
 //! `arbigraph grade`: re-grade a results file (ours or the reference's), print the metrics table, optionally
-//! one JSON line per sample, and compare two runs pairwise.
+//! one JSON line per sample, and compare two runs pairwise. Grading itself is `engine::results`.
 
-use arbigraph_studio::engine::grade::metrics::{outcome_of, paired, render_table, summarise, Outcome};
-use arbigraph_studio::engine::grade::{grade_result_sample, SampleGrade};
-use std::path::PathBuf;
+use arbigraph_studio::engine::grade::metrics::{render_table, summarise};
+use arbigraph_studio::engine::results::{compare_runs, grade_results_file, GradeOptions, GradedFile, PairedBy};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `arbigraph grade`.
@@ -25,41 +25,6 @@ pub struct Args {
     compare: Option<PathBuf>,
 }
 
-/// One graded sample of a file.
-pub struct Graded {
-    /// The sample as stored.
-    pub sample: serde_json::Value,
-    /// Its grade.
-    pub grade: SampleGrade,
-    /// The answers used.
-    pub answers: arbigraph_studio::engine::grade::collect::Answers,
-}
-
-/// Grades every sample of a results file; unfinished samples (no turn output) are skipped and counted.
-pub fn grade_file(json: &serde_json::Value, replay: bool, lenient: bool) -> Result<(Vec<Option<Graded>>, usize), String> {
-    let samples = json.get("samples").and_then(|s| s.as_array()).ok_or("the file has no `samples` array")?;
-    let mut graded = Vec::with_capacity(samples.len());
-    let mut skipped = 0;
-    for (index, sample) in samples.iter().enumerate() {
-        let finished = sample.get("agent_status").and_then(|s| s.as_str()).is_some_and(|s| s != "in_progress");
-        if !finished {
-            skipped += 1;
-            graded.push(None);
-            continue;
-        }
-        let (grade, answers) = grade_result_sample(sample, index, replay, lenient).map_err(|e| e.to_string())?;
-        graded.push(Some(Graded { sample: sample.clone(), grade, answers }));
-    }
-    Ok((graded, skipped))
-}
-
-fn key_of(sample: &serde_json::Value) -> Option<String> {
-    let id = sample.get("task_id")?;
-    let name = sample.get("task_name")?;
-    let idx = sample.get("sample_idx")?;
-    Some(format!("{id}|{name}|{idx}"))
-}
-
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
     match run_inner(&args) {
@@ -68,16 +33,17 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+fn grade_path(path: &Path, options: GradeOptions) -> Result<GradedFile, String> {
+    let json = super::files::read_json(path)?;
+    grade_results_file(&json, options).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
-    let json = super::files::read_json(&args.results)?;
-    let (graded, skipped) = grade_file(&json, args.replay, args.lenient).map_err(|e| format!("{}: {e}", args.results.display()))?;
-    let mut outcomes: Vec<Outcome> = Vec::with_capacity(graded.len());
+    let graded = grade_path(&args.results, GradeOptions { replay: args.replay, lenient: args.lenient })?;
     let mut lines = String::new();
-    for (index, g) in graded.iter().enumerate() {
-        let Some(g) = g else { continue };
-        outcomes.push(outcome_of(&g.sample, &g.grade));
-        if args.per_sample {
-            let mut line = serde_json::json!({"index": index, "correct": g.grade.correct, "task_answers": g.answers.to_json()});
+    if args.per_sample {
+        for g in &graded.samples {
+            let mut line = serde_json::json!({"index": g.index, "correct": g.grade.correct, "task_answers": g.answers.to_json()});
             if let Some(l) = g.grade.lenient {
                 line["lenient_correct"] = serde_json::Value::Bool(l);
             }
@@ -85,40 +51,24 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             lines.push('\n');
         }
     }
-    let mut table = render_table(&summarise(&outcomes));
-    if skipped > 0 {
-        table.push_str(&format!("unfinished samples (not graded): {skipped}\n"));
+    let mut table = render_table(&summarise(&graded.outcomes()));
+    if graded.unfinished > 0 {
+        table.push_str(&format!("unfinished samples (not graded): {}\n", graded.unfinished));
+    }
+    for (index, reason) in &graded.unreadable {
+        table.push_str(&format!("unreadable sample (not graded): samples[{index}]: {reason}\n"));
     }
     if let Some(other) = &args.compare {
-        let other_json = super::files::read_json(other)?;
-        let (other_graded, _) = grade_file(&other_json, args.replay, false).map_err(|e| format!("{}: {e}", other.display()))?;
-        let keyed: std::collections::HashMap<String, bool> = other_graded
-            .iter()
-            .flatten()
-            .filter_map(|g| Some((key_of(&g.sample)?, g.grade.correct)))
-            .collect();
-        let own_keys: std::collections::HashSet<String> = graded.iter().flatten().filter_map(|g| key_of(&g.sample)).collect();
-        // Keys are used only when they identify samples uniquely in both files; otherwise positions pair them.
-        let use_keys = own_keys.len() == graded.iter().flatten().count()
-            && keyed.len() == other_graded.iter().flatten().count()
-            && graded.iter().flatten().all(|g| key_of(&g.sample).is_some_and(|k| keyed.contains_key(&k)));
-        let mut pairs = Vec::new();
-        for (index, g) in graded.iter().enumerate() {
-            let Some(g) = g else { continue };
-            let b = if use_keys {
-                key_of(&g.sample).and_then(|k| keyed.get(&k).copied())
-            } else {
-                other_graded.get(index).and_then(|o| o.as_ref()).map(|o| o.grade.correct)
-            };
-            if let Some(b) = b {
-                pairs.push((g.grade.correct, b));
-            }
-        }
-        let p = paired(&pairs);
+        let other_graded = grade_path(other, GradeOptions { replay: args.replay, lenient: false })?;
+        let comparison = compare_runs(&graded, &other_graded);
+        let p = comparison.stats;
         table.push_str(&format!(
             "paired comparison vs {} (matched by {}): n {}  both {}  only this {}  only other {}  difference {:+.4}  McNemar exact p {:.4}\n",
             other.display(),
-            if use_keys { "task_id, task_name, sample_idx" } else { "index" },
+            match comparison.paired_by {
+                PairedBy::Key => "task_id, task_name, sample_idx",
+                PairedBy::Index => "index",
+            },
             p.n,
             p.both,
             p.only_a,
@@ -133,5 +83,5 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     } else {
         print!("{table}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if graded.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -4,6 +4,8 @@
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
 
 #[cfg(not(target_arch = "wasm32"))]
+mod batch;
+#[cfg(not(target_arch = "wasm32"))]
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod eval;

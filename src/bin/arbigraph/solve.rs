@@ -1,10 +1,10 @@
 //! `arbigraph solve`: evaluate one math operator on a raw input (its adapter runs first, as inside a graph),
 //! one case from the command line or a JSONL batch, or list the operators.
 //!
-//! Batch mode writes exactly one line per input line, in order: `{"output": …}` or `{"error": "…"}`; a malformed
-//! line yields an error line, never a crash.
+//! Batch mode writes exactly one line per input line, in order: `{"output": …}` or `{"error": "…"}`, with the
+//! line's `id` echoed when it has one (see `batch`); a malformed line yields an error line, never a crash.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -75,56 +75,23 @@ fn solve_one(task: &str, input: &str, params: Option<&str>) -> Result<Value, Str
     math::solve(task, &input, &params).map_err(|e| e.to_string())
 }
 
-/// One batch line to its result object.
-fn solve_line(line: &str) -> serde_json::Value {
-    let result = (|| -> Result<Value, String> {
-        let case: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
-        let object = case.as_object().ok_or("a case must be a JSON object with `task`, `input` and `params`")?;
-        if let Some(extra) = object.keys().find(|k| !["task", "input", "params"].contains(&k.as_str())) {
-            return Err(format!("unexpected field `{extra}` (expected `task`, `input`, `params`)"));
-        }
-        let task = object.get("task").and_then(|t| t.as_str()).ok_or("missing string field `task`")?;
-        let input = object.get("input").ok_or("missing field `input`")?;
-        let input = Value::from_json(input).map_err(|e| format!("input: {e}"))?;
-        let params = object.get("params").cloned().unwrap_or(serde_json::Value::Null);
-        math::solve(task, &input, &params).map_err(|e| e.to_string())
-    })();
-    match result {
-        Ok(value) => serde_json::json!({ "output": value.to_json() }),
-        Err(message) => serde_json::json!({ "error": message }),
-    }
+/// One batch line to its output's JSON text, or an error. Fields other than `task`, `input`, `params` are ignored.
+fn solve_line(line: &str) -> Result<String, String> {
+    let case: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
+    let object = case.as_object().ok_or("a case must be a JSON object with `task`, `input` and `params`")?;
+    let task = object.get("task").and_then(|t| t.as_str()).ok_or("missing string field `task`")?;
+    let input = object.get("input").ok_or("missing field `input`")?;
+    let input = Value::from_json(input).map_err(|e| format!("input: {e}"))?;
+    let params = object.get("params").cloned().unwrap_or(serde_json::Value::Null);
+    let output = math::solve(task, &input, &params).map_err(|e| e.to_string())?;
+    Ok(output.to_json().to_string())
 }
 
 fn batch(path: &std::path::Path) -> ExitCode {
-    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        match std::fs::File::open(path) {
-            Ok(file) => Box::new(std::io::BufReader::new(file)),
-            Err(e) => return super::files::fail(format!("cannot read {}: {e}", path.display())),
-        }
-    };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for (number, line) in reader.split(b'\n').enumerate() {
-        let result = match line {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => solve_line(text.trim_end_matches('\r')),
-                Err(_) => serde_json::json!({ "error": format!("line {} is not valid UTF-8", number + 1) }),
-            },
-            Err(e) => {
-                let _ = out.flush();
-                return super::files::fail(format!("cannot read {}: {e}", path.display()));
-            }
-        };
-        if writeln!(out, "{result}").is_err() {
-            return ExitCode::from(1);
-        }
+    match super::batch::run(path, "output", solve_line) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
-    if out.flush().is_err() {
-        return ExitCode::from(1);
-    }
-    ExitCode::SUCCESS
 }
 
 #[cfg(test)]
@@ -134,12 +101,15 @@ mod tests {
     #[test]
     fn batch_lines_become_outputs_or_errors() {
         let ok = solve_line(r#"{"task": "ConvolutionTask", "input": [1, 2], "params": {"seq2": [3, -1]}}"#);
-        assert_eq!(ok, serde_json::json!({"output": [3, 5, -2]}));
+        assert_eq!(ok.as_deref(), Ok("[3,5,-2]"));
         let scalar = solve_line(r#"{"task": "DivisorSumTask", "input": 5}"#);
-        assert_eq!(scalar, serde_json::json!({"output": 12}));
-        for bad in ["", "not json", "[1]", r#"{"task": "NoSuchTask", "input": 1}"#, r#"{"task": "FWHTTask"}"#, r#"{"task": "FWHTTask", "input": [1], "x": 1}"#] {
+        assert_eq!(scalar.as_deref(), Ok("12"));
+        // Extra fields (an `id`, notes) are ignored, as `trace --batch` does.
+        let extra = solve_line(r#"{"id": "c1", "task": "FWHTTask", "input": [1, 2, 3, 4], "note": "x"}"#);
+        assert_eq!(extra.as_deref(), Ok("[10,-2,-4,0]"));
+        for bad in ["", "not json", "[1]", r#"{"task": "NoSuchTask", "input": 1}"#, r#"{"task": "FWHTTask"}"#] {
             let result = solve_line(bad);
-            assert!(result.get("error").and_then(|e| e.as_str()).is_some_and(|e| !e.is_empty()), "{bad:?} gave {result}");
+            assert!(result.as_ref().is_err_and(|e| !e.is_empty()), "{bad:?} gave {result:?}");
         }
     }
 

@@ -2,7 +2,7 @@
 //! `<tool_call>{json}</tool_call>`, Qwen's `<function=…><parameter=…>` XML and its truncated variant),
 //! argument normalisation, execution of the calculator, and the "looks like a tool call" test of the repairs.
 
-use super::calculator::evaluate_to_string;
+use crate::engine::calculator::evaluate_to_string;
 use serde_json::{json, Map, Value};
 
 /// The only tool.

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
+use super::shape::{family_of, topology_of};
 use crate::engine::value::Value;
 
 /// Dataset or results.
@@ -78,11 +79,7 @@ pub fn inspect(json: &Json) -> Inspection {
         if topology_of(sample) != topology {
             problems.push(format!("samples[{i}]: topology {} differs from the first sample's {topology}", topology_of(sample)));
         }
-        let family = obj
-            .get("target_family")
-            .and_then(Json::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| family_from_mode(&mode, obj).to_string());
+        let family = family_of(sample, &mode);
         *families.entry(family).or_insert(0) += 1;
         targets.insert((obj.get("task_id").map(|v| v.to_string()), obj.get("task_name").map(|v| v.to_string())));
         if is_results {
@@ -105,32 +102,5 @@ pub fn inspect(json: &Json) -> Inspection {
         correct: is_results.then_some(correct),
         statuses,
         problems,
-    }
-}
-
-fn topology_of(sample: &Json) -> &'static str {
-    if sample.get("custom_dag").is_some() {
-        "custom"
-    } else if sample.get("multi_chain").is_some() {
-        "multichain"
-    } else if sample.get("chain").is_some() {
-        "chain"
-    } else if sample.get("forgetting").is_some() {
-        "forgetting"
-    } else {
-        "baseline"
-    }
-}
-
-fn family_from_mode(mode: &str, sample: &serde_json::Map<String, Json>) -> &'static str {
-    let name = sample.get("task_name").and_then(Json::as_str).unwrap_or("");
-    if mode.starts_with("gsm") || name.starts_with("GSM_") || name.starts_with("gsm_") {
-        "gsm"
-    } else if mode.starts_with("python") || sample.contains_key("extra_inputs") {
-        "python"
-    } else if mode.starts_with("math") || name.ends_with("Task") {
-        "math"
-    } else {
-        "unknown"
     }
 }

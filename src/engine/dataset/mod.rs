@@ -6,6 +6,7 @@
 
 mod inspect;
 mod pretty;
+pub mod shape;
 
 pub use inspect::{inspect, FileKind, Inspection};
 pub use pretty::to_pretty_string;

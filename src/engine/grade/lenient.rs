@@ -3,9 +3,9 @@
 //! reference-compatible verdict; never used for the headline score.
 
 use super::collect::{last_boxed_content, split_label};
-use super::literal::{parse_literal, Literal};
+use crate::engine::literal::{parse_literal, Literal};
 use super::matches_truth;
-use crate::engine::agent::calculator::{evaluate, Num};
+use crate::engine::calculator::{evaluate, Num};
 
 /// Lenient verdict of a whole text (last box, label stripped) against a truth.
 pub fn grade_text_lenient(text: &str, truth: &Literal) -> bool {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 /// What the metrics need from one graded sample.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
-    /// `baseline`, `forgetting`, `chain`, `multichain` or `custom_dag`.
+    /// `baseline`, `forgetting`, `chain`, `multichain` or `custom`.
     pub topology: String,
     /// `math`, `python`, `gsm` or `mixed`.
     pub family: String,
@@ -33,58 +33,6 @@ pub struct Outcome {
     pub nodes: Vec<(String, NodeStatus)>,
     /// First-break nodes.
     pub first_breaks: Vec<String>,
-}
-
-/// Builds the metrics input of one results sample from its stored fields and its (re-)grade.
-pub fn outcome_of(sample: &serde_json::Value, grade: &super::SampleGrade) -> Outcome {
-    let (topology, family) = topology_and_family(sample);
-    let number = |key: &str| sample.get(key).and_then(|v| v.as_f64());
-    let repairs = sample
-        .get("repairs")
-        .and_then(|r| r.as_object())
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_u64()?))).collect())
-        .unwrap_or_default();
-    Outcome {
-        topology,
-        family,
-        task: sample.get("task_name").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-        correct: grade.correct,
-        lenient: grade.lenient,
-        token_length: number("token_length"),
-        turns: number("agent_turns"),
-        tool_calls: number("agent_tool_calls"),
-        status: sample.get("agent_status").and_then(|v| v.as_str()).unwrap_or("unknown").to_string(),
-        repairs,
-        nodes: grade.nodes.clone(),
-        first_breaks: grade.first_breaks.clone(),
-    }
-}
-
-/// Infers `(topology, family)` of a sample from the keys it carries (reference layout, §9).
-pub fn topology_and_family(sample: &serde_json::Value) -> (String, String) {
-    let s = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).map(str::to_string);
-    let declared = s(sample.get("target_family"));
-    let task_name = s(sample.get("task_name")).unwrap_or_default();
-    let guessed = if task_name.starts_with("GSM_") {
-        "gsm"
-    } else if sample.get("extra_inputs").is_some() || sample.get("chain").and_then(|c| c.get("target")).and_then(|t| t.get("task_id")).is_some() {
-        "python"
-    } else {
-        "math"
-    };
-    let family = declared.unwrap_or_else(|| guessed.to_string());
-    let topology = if sample.get("custom_dag").is_some() {
-        "custom_dag"
-    } else if sample.get("multi_chain").is_some() {
-        "multichain"
-    } else if sample.get("chain").is_some() {
-        "chain"
-    } else if sample.get("forgetting").is_some() {
-        "forgetting"
-    } else {
-        "baseline"
-    };
-    (topology.to_string(), family)
 }
 
 /// Wilson score interval for `k` successes out of `n` at 95% (z = 1.96); `(0, 1)` when `n` is 0.

@@ -7,11 +7,10 @@
 
 pub mod collect;
 pub mod lenient;
-pub mod literal;
 pub mod metrics;
 
 use collect::{grading_text, last_boxed_content, split_label, Answers};
-use literal::{parse_literal, Literal};
+use crate::engine::literal::{parse_literal, Literal};
 use num_bigint::BigInt;
 use num_traits::FromPrimitive;
 

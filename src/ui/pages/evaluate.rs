@@ -1,22 +1,21 @@
 //! Evaluate: run the agent loop in this tab against any OpenAI-compatible endpoint, on generated instances or a
-//! loaded dataset file, with either context strategy; watch progress; export the results JSON. The loop itself
-//! is the engine's sans-IO state machine; this page only drives it with fetch.
+//! loaded dataset file, with either context strategy; watch progress; export the results JSON. The loop, the
+//! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{json, Value};
 
 use crate::engine::agent::context::Strategy;
-use crate::engine::agent::results::{aggregates, generation_params, result_sample};
-use crate::engine::dataset::to_pretty_string;
-use crate::engine::agent::{AgentConfig, AgentInput, AgentSession, Step};
-use crate::engine::dataset::{self, RunInfo};
+use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, Endpoint, EpisodeEnd, RetryPolicy, Secret};
+use crate::engine::dataset::{self, to_pretty_string, RunInfo};
+use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
 use crate::ui::form::GenerateForm;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
-use crate::web::fetch_backend::{send, Endpoint};
+use crate::web::fetch_backend::{FetchBackend, RunControl};
 use crate::web::files::picked_text;
 
 /// One row of the progress table.
@@ -38,17 +37,20 @@ fn url_param(key: &str) -> Option<String> {
 #[component]
 pub fn EvaluatePage() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let base_url = RwSignal::new(url_param("base_url").unwrap_or_else(|| "http://127.0.0.1:8099/v1".into()));
-    let model = RwSignal::new(url_param("model").unwrap_or_else(|| "local".into()));
-    let api_key = RwSignal::new(String::new());
-    let strategy = RwSignal::new("full".to_string());
-    let limit = RwSignal::new(3usize);
-    let max_tokens = RwSignal::new(2048u32);
+    let evaluation = state.evaluation;
+    let (endpoint, strategy, limit, max_tokens) = (evaluation.endpoint, evaluation.strategy, evaluation.sample_limit, evaluation.max_tokens);
+    // A link may preset the endpoint (never the key).
+    if let Some(url) = url_param("base_url") {
+        endpoint.update(|e| e.base_url = url);
+    }
+    if let Some(name) = url_param("model") {
+        endpoint.update(|e| e.model = name);
+    }
     let form = RwSignal::new(GenerateForm { samples_per_target: 1, ..GenerateForm::default() });
     let loaded: RwSignal<Option<(String, Value)>> = RwSignal::new(None);
     let rows: RwSignal<Vec<Row>> = RwSignal::new(Vec::new());
     let running = RwSignal::new(false);
-    let stop = RwSignal::new(false);
+    let control: StoredValue<RunControl> = StoredValue::new(RunControl::default());
     let error = RwSignal::new(String::new());
 
     let dataset_samples = move || -> Result<(Vec<Value>, String), String> {
@@ -70,7 +72,7 @@ pub fn EvaluatePage() -> impl IntoView {
             Err(e) => return error.set(e),
         };
         let samples: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
-        let endpoint = Endpoint { base_url: base_url.get_untracked(), model: model.get_untracked(), api_key: api_key.get_untracked(), max_attempts: 4 };
+        let endpoint = endpoint.get_untracked();
         let mut config = AgentConfig::for_topology(&topology);
         config.max_tokens = max_tokens.get_untracked();
         config.repair_max_tokens = max_tokens.get_untracked().saturating_mul(2);
@@ -84,13 +86,17 @@ pub fn EvaluatePage() -> impl IntoView {
             turns: 0,
         }).collect());
         running.set(true);
-        stop.set(false);
+        let run_control = RunControl::default();
+        control.set_value(run_control.clone());
         let strategy_name = strategy.get_untracked();
         spawn_local(async move {
             let started_at = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
+            let header = RunHeader::new(&config, &endpoint, &format!("generated in the browser ({topology})"), &json!({}), started_at);
+            let backend = FetchBackend { endpoint, timeout_ms: 600_000, control: run_control.clone() };
+            let policy = RetryPolicy { max_attempts: 4, base_delay_ms: 500, max_delay_ms: 30_000 };
             let mut results = Vec::with_capacity(samples.len());
             for (index, sample) in samples.iter().enumerate() {
-                if stop.get_untracked() {
+                if run_control.is_cancelled() {
                     break;
                 }
                 let set_status = |status: String, correct: Option<bool>, turns: usize| rows.update(|r| {
@@ -107,36 +113,21 @@ pub fn EvaluatePage() -> impl IntoView {
                         continue;
                     }
                 };
+                set_status("running".into(), None, 0);
                 let clock = js_sys::Date::now();
-                let (mut session, mut step) = AgentSession::start(&input, &config);
-                let record = loop {
-                    match step {
-                        Step::Finished(record) => break record,
-                        Step::Send(request) => {
-                            set_status(format!("turn {}", request.turn + 1), None, request.turn);
-                            if stop.get_untracked() {
-                                step = session.on_error(crate::engine::agent::AgentError { message: "stopped by the user".into() });
-                                continue;
-                            }
-                            step = match send(&endpoint, &request).await {
-                                Ok(reply) => session.on_reply(reply),
-                                Err(e) => session.on_error(e),
-                            };
-                        }
+                let (session, step) = AgentSession::start(&input, &config);
+                let record = match run_episode(&backend, session, step, &policy).await {
+                    EpisodeEnd::Finished(record) => record,
+                    EpisodeEnd::Cancelled => {
+                        set_status("stopped".into(), None, 0);
+                        break;
                     }
                 };
                 set_status(record.status.as_str().to_string(), Some(record.grade.correct), record.turns);
                 let timings = json!({"wall_ms": (js_sys::Date::now() - clock) as u64});
                 results.push(result_sample(sample, &record, &strategy_name, timings));
             }
-            let mut summary = serde_json::Map::new();
-            summary.insert("start_times".into(), json!([started_at]));
-            summary.insert("generation_params".into(), generation_params(&config, &endpoint.model, &endpoint.base_url));
-            summary.insert("system_prompt".into(), json!(config.system_prompt));
-            summary.insert("mode".into(), json!("agent"));
-            summary.insert("topology".into(), json!(topology));
-            summary.extend(aggregates(&results));
-            state.results.set(Some(json!({"summary": Value::Object(summary), "samples": results})));
+            state.results.set(Some(header.results_file(results)));
             running.set(false);
         });
     };
@@ -161,18 +152,20 @@ pub fn EvaluatePage() -> impl IntoView {
         });
     };
 
-    let text_input = move |signal: RwSignal<String>| move |ev: leptos::ev::Event| signal.set(event_target_value(&ev));
+    let edit_endpoint = move |apply: fn(&mut Endpoint, String)| move |ev: leptos::ev::Event| endpoint.update(|e| apply(e, event_target_value(&ev)));
 
     view! {
         <section class="page page-evaluate" id="page-evaluate">
             <h1>"Evaluate an agent"</h1>
             <p class="muted">"Requests go from this tab straight to the endpoint (it must allow cross-origin requests). The API key stays in memory: it is never stored or written to any file."</p>
             <div class="panel generate-form">
-                <label>"Base URL "<input id="eval-base-url" style="width:20em" prop:value=move || base_url.get() on:input=text_input(base_url) /></label>
-                <label>"Model "<input id="eval-model" prop:value=move || model.get() on:input=text_input(model) /></label>
-                <label>"API key "<input id="eval-key" type="password" autocomplete="off" prop:value=move || api_key.get() on:input=text_input(api_key) /></label>
+                <label>"Base URL "<input id="eval-base-url" style="width:20em" prop:value=move || endpoint.with(|e| e.base_url.clone())
+                    on:input=edit_endpoint(|e, v| e.base_url = v) /></label>
+                <label>"Model "<input id="eval-model" prop:value=move || endpoint.with(|e| e.model.clone()) on:input=edit_endpoint(|e, v| e.model = v) /></label>
+                <label>"API key "<input id="eval-key" type="password" autocomplete="off" prop:value=move || endpoint.with(|e| e.api_key.expose().to_string())
+                    on:input=edit_endpoint(|e, v| e.api_key = Secret::new(v)) /></label>
                 <label>"Context strategy "
-                    <select id="eval-strategy" on:change=move |ev| strategy.set(event_target_value(&ev))>
+                    <select id="eval-strategy" prop:value=move || strategy.get() on:change=move |ev| strategy.set(event_target_value(&ev))>
                         <option value="full">"full conversation"</option>
                         <option value="acg">"ACG view (5,000 tokens)"</option>
                     </select>
@@ -202,7 +195,7 @@ pub fn EvaluatePage() -> impl IntoView {
             </div>
             <p>
                 <button class="primary" id="eval-run" disabled=move || running.get() on:click=start>"Run"</button>" "
-                <button id="eval-stop" disabled=move || !running.get() on:click=move |_| stop.set(true)>"Stop"</button>" "
+                <button id="eval-stop" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "
                 <button id="eval-download" disabled=move || state.results.get().is_none() || running.get() on:click=download>"Download results"</button>" "
                 <a href="#/results">"see metrics"</a>
             </p>

@@ -5,11 +5,11 @@
 use leptos::prelude::*;
 
 use crate::engine::dataset::{self, RunInfo};
-use crate::engine::generate::{self, Sample};
+use crate::engine::generate::Sample;
 use crate::ui::common::{ErrorView, PromptView, RoleLegend};
 use crate::ui::form::{query_pairs, GenerateForm};
 use crate::ui::route::hash_query;
-use crate::ui::state::with_registry;
+use crate::ui::state::{AppState, GenerationState};
 use crate::web::download::download_text;
 
 fn current_query() -> String {
@@ -19,43 +19,18 @@ fn current_query() -> String {
 /// The Generate & browse page.
 #[component]
 pub fn GeneratePage() -> impl IntoView {
+    let generation = expect_context::<AppState>().generation;
+    let GenerationState { form, samples, selected, status, error } = generation;
+    let run = move || generation.generate();
+
+    // A link with settings sets the form; a link to one sample regenerates just that sample.
     let query = current_query();
-    let form = RwSignal::new(GenerateForm::from_query(&query));
-    let samples: RwSignal<Vec<Sample>> = RwSignal::new(Vec::new());
-    let selected: RwSignal<Option<usize>> = RwSignal::new(None);
-    let error = RwSignal::new(String::new());
-    let status = RwSignal::new(String::new());
-
-    let run = move || {
-        error.set(String::new());
-        let config = match form.get_untracked().to_config() {
-            Ok(c) => c,
-            Err(e) => return error.set(e),
-        };
-        match with_registry(|r| generate::generate(&config, r, &mut |_, _| {})) {
-            Ok(made) => {
-                status.set(format!("{} samples generated", made.len()));
-                samples.set(made);
-                selected.set(Some(0));
-            }
-            Err(e) => error.set(e.to_string()),
-        }
-    };
-
-    // A deep link to one sample regenerates just that sample.
-    let pairs = query_pairs(&query);
-    let find = |key: &str| pairs.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<u32>().ok());
-    if let (Some(target), Some(sample)) = (find("target"), find("sample")) {
-        match form.get_untracked().to_config() {
-            Ok(config) => match with_registry(|r| generate::generate_sample(&config, r, target as usize, sample)) {
-                Ok(one) => {
-                    status.set(format!("sample {sample} of target {target}, regenerated alone from the link"));
-                    samples.set(vec![one]);
-                    selected.set(Some(0));
-                }
-                Err(e) => error.set(e.to_string()),
-            },
-            Err(e) => error.set(e),
+    if !query.is_empty() {
+        form.set(GenerateForm::from_query(&query));
+        let pairs = query_pairs(&query);
+        let find = |key: &str| pairs.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.parse::<u32>().ok());
+        if let (Some(target), Some(sample)) = (find("target"), find("sample")) {
+            generation.generate_one(target as usize, sample);
         }
     }
 

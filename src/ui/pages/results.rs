@@ -5,26 +5,21 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::engine::grade::grade_result_sample;
-use crate::engine::grade::metrics::{outcome_of, render_table, summarise};
+use crate::engine::grade::metrics::{render_table, summarise};
+use crate::engine::results::{grade_results_file, GradeOptions};
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
 use crate::web::files::picked_text;
 
 /// Grades every sample as stored (no replay) and renders the metrics table.
 fn metrics_text(results: &Value) -> Result<String, String> {
-    let samples = results.get("samples").and_then(Value::as_array).ok_or("the file has no `samples` list")?;
-    let mut outcomes = Vec::with_capacity(samples.len());
-    let mut skipped = 0;
-    for (i, sample) in samples.iter().enumerate() {
-        match grade_result_sample(sample, i, false, false) {
-            Ok((grade, _)) => outcomes.push(outcome_of(sample, &grade)),
-            Err(_) => skipped += 1,
-        }
+    let graded = grade_results_file(results, GradeOptions::default()).map_err(|e| e.to_string())?;
+    let mut text = render_table(&summarise(&graded.outcomes()));
+    if graded.unfinished > 0 {
+        text.push_str(&format!("\n{} sample(s) not finished yet (not graded)\n", graded.unfinished));
     }
-    let mut text = render_table(&summarise(&outcomes));
-    if skipped > 0 {
-        text.push_str(&format!("\n{skipped} sample(s) could not be read and were skipped\n"));
+    for (index, reason) in &graded.unreadable {
+        text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
     }
     Ok(text)
 }

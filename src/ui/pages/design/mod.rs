@@ -9,7 +9,7 @@ use crate::engine::graph::{self, GraphIssue, Severity, ValidGraph};
 use crate::engine::render::{to_svg, RenderOptions};
 use crate::engine::tasks::Family;
 use crate::ui::common::{ErrorView, PromptView, RoleLegend};
-use crate::ui::state::with_registry;
+use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
 
 mod python_box;
@@ -44,7 +44,15 @@ fn check(text: &str) -> Checked {
 /// The Design page.
 #[component]
 pub fn DesignPage() -> impl IntoView {
-    let text = RwSignal::new(EXAMPLES[0].1.to_string());
+    let design = expect_context::<AppState>().design;
+    let text = design.text;
+    // The text is the editor of record here: every parsed version becomes the state's graph.
+    let set_text = move |value: String| {
+        match graph::from_json_str(&value) {
+            Ok(parsed) => design.replace(parsed, value),
+            Err(_) => text.set(value),
+        }
+    };
     let checked = Memo::new(move |_| check(&text.get()));
     let sample = RwSignal::new(None);
     let error = RwSignal::new(String::new());
@@ -89,7 +97,7 @@ pub fn DesignPage() -> impl IntoView {
                 "Start from an example: "
                 {EXAMPLES.iter().map(|(name, json)| {
                     let json = json.to_string();
-                    view! { <button on:click=move |_| text.set(json.clone())>{*name}</button>" " }
+                    view! { <button on:click=move |_| set_text(json.clone())>{*name}</button>" " }
                 }).collect_view()}
                 <button id="design-download" on:click=move |_| {
                     if let Err(e) = download_text("graph.json", "application/json", &text.get_untracked()) { error.set(e.to_string()) }
@@ -99,7 +107,7 @@ pub fn DesignPage() -> impl IntoView {
                 <div class="grow">
                     <textarea id="design-json" rows="24" style="width:100%" spellcheck="false"
                         prop:value=move || text.get()
-                        on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                        on:input=move |ev| set_text(event_target_value(&ev))></textarea>
                     <p class="muted" id="design-counts">
                         {move || { let c = checked.get(); format!("{} nodes, {} edges", c.nodes, c.edges) }}
                     </p>

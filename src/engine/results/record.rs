@@ -1,10 +1,9 @@
-//! Results-file records (spec §7.6): the dataset sample copied unchanged plus the reference's fields
+//! One sample's results record (spec §7.6): the dataset sample copied unchanged plus the reference's fields
 //! (`correct`, `token_length`, `agent_turns`, `agent_tool_calls`, `turn_outputs`, `expected_task_outputs`,
 //! `task_answers`, `agent_status`) and ours under new keys (`transcript`, `node_status`, `first_breaks`,
-//! `strategy`, `acg_record`, `timings`, `usage`, `repairs`, `agent_error`, `lenient_correct`), and the summary.
-//! No API key is ever passed in here, so none can be written.
+//! `strategy`, `acg_record`, `timings`, `usage`, `repairs`, `agent_error`, `lenient_correct`).
 
-use super::{AgentConfig, AgentRecord, Message, Status};
+use crate::engine::agent::{AgentRecord, Message, Status};
 use serde_json::{json, Map, Value};
 
 /// The transcript as JSON: every message with role, content and, where present, reasoning, tool calls,
@@ -90,67 +89,7 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
     Value::Object(out)
 }
 
-/// `generation_params` of the summary (never an API key: only what the config and the driver name).
-pub fn generation_params(config: &AgentConfig, model: &str, base_url: &str) -> Value {
-    let mut params = json!({
-        "temperature": config.temperature,
-        "top_p": config.top_p,
-        "max_tokens": config.max_tokens,
-        "repair_turn_max_tokens": config.repair_max_tokens,
-        "max_model_len": config.max_model_len,
-        "model": model,
-        "max_agent_turns": config.max_turns,
-        "require_initial_calculator_call": config.require_initial_calculator_call,
-        "initial_tool_repair_attempts": config.budgets.initial_tool,
-        "final_answer_repair_attempts": config.budgets.final_answer,
-        "cutoff_repair_attempts": config.budgets.cutoff,
-        "strategy": config.strategy.name(),
-        "base_url": base_url
-    });
-    if let super::context::Strategy::Acg { budget_tokens } = config.strategy {
-        params["acg_budget_tokens"] = json!(budget_tokens);
-    }
-    params
-}
-
-/// The reference's summary aggregates over finished samples: `overall_accuracy`, `average_token_length`,
-/// `average_tool_calls`, `average_turns`, `tool_use_rate`.
-pub fn aggregates(samples: &[Value]) -> Map<String, Value> {
-    let n = samples.len();
-    let mut map = Map::new();
-    let correct = samples.iter().filter(|s| s.get("correct") == Some(&Value::Bool(true))).count();
-    map.insert("overall_accuracy".into(), json!(if n == 0 { 0.0 } else { correct as f64 / n as f64 }));
-    let with_tokens: Vec<&Value> = samples.iter().filter(|s| s.get("token_length").is_some_and(|t| !t.is_null())).collect();
-    let mean = |key: &str| {
-        let m = with_tokens.len();
-        if m == 0 {
-            Value::Null
-        } else {
-            json!(with_tokens.iter().map(|s| s.get(key).and_then(Value::as_f64).unwrap_or(0.0)).sum::<f64>() / m as f64)
-        }
-    };
-    map.insert("average_token_length".into(), mean("token_length"));
-    map.insert("average_tool_calls".into(), mean("agent_tool_calls"));
-    map.insert("average_turns".into(), mean("agent_turns"));
-    let users = samples.iter().filter(|s| s.get("agent_tool_calls").and_then(Value::as_u64).unwrap_or(0) >= 1).count();
-    map.insert("tool_use_rate".into(), json!(if n == 0 { 0.0 } else { users as f64 / n as f64 }));
-    map
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn aggregates_follow_the_reference_definitions() {
-        let samples = vec![
-            json!({"correct": true, "token_length": 10, "agent_tool_calls": 2, "agent_turns": 3}),
-            json!({"correct": false, "token_length": 30, "agent_tool_calls": 0, "agent_turns": 1}),
-        ];
-        let a = aggregates(&samples);
-        assert_eq!(a["overall_accuracy"], json!(0.5));
-        assert_eq!(a["average_token_length"], json!(20.0));
-        assert_eq!(a["average_turns"], json!(2.0));
-        assert_eq!(a["tool_use_rate"], json!(0.5));
-    }
+/// True once a results sample has ended (any status but `in_progress`).
+pub fn is_finished(sample: &Value) -> bool {
+    sample.get("agent_status").and_then(Value::as_str).is_some_and(|s| s != "in_progress")
 }

@@ -3,6 +3,10 @@
 //! 200 samples ends graded or explicitly failed, none lost or duplicated, the API key is sent but never
 //! written, and a run killed halfway resumes to the same final results.
 
+#[path = "../support/mod.rs"]
+mod support;
+use support::arbigraph_binary;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,25 +15,6 @@ use std::time::{Duration, Instant};
 
 const SECRET: &str = "sk-fault-test-4f1c9a7e";
 const SAMPLES: usize = 200;
-
-/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that
-/// rebuild the same binary name while this test runs, so the test copies it once and checks it is this one.
-fn arbigraph_binary() -> PathBuf {
-    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    COPY.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let copy = dir.join("arbigraph");
-        std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).unwrap();
-        let help = Command::new(&copy).args(["eval", "--help"]).output().unwrap();
-        assert!(
-            String::from_utf8_lossy(&help.stdout).contains("--base-url"),
-            "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
-        );
-        copy
-    })
-    .clone()
-}
 
 /// A child process killed (by its own handle) when dropped.
 struct Killer(Child);

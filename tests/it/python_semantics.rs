@@ -11,10 +11,10 @@ use proptest::prelude::*;
 /// Valid programs to mutate: the test pool functions plus snippets touching every construct.
 fn seeds() -> Vec<String> {
     let mut seeds: Vec<String> = [
-        include_str!("fixtures/python/900_capped_running_total.py"),
-        include_str!("fixtures/python/901_next_smaller_gap.py"),
-        include_str!("fixtures/python/902_digit_rebalance.py"),
-        include_str!("fixtures/python/903_paired_window_score.py"),
+        include_str!("../fixtures/python/900_capped_running_total.py"),
+        include_str!("../fixtures/python/901_next_smaller_gap.py"),
+        include_str!("../fixtures/python/902_digit_rebalance.py"),
+        include_str!("../fixtures/python/903_paired_window_score.py"),
     ]
     .iter()
     .map(|s| s.to_string())

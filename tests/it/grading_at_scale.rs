@@ -1,19 +1,19 @@
-//! Grading overhead: replaying answer collection, grading and computing the metrics of 10,000 chain samples.
-//! Prints the time taken; asserts only that every verdict and aggregate is right.
+//! Grading at scale: replaying answer collection, grading and computing the metrics of 10,000 chain samples
+//! through the results module gives every verdict, per-node status and first break right.
+//! (How long it takes is a benchmark figure: `arbigraph bench --grading`.)
 
-use arbigraph_studio::engine::grade::grade_result_sample;
-use arbigraph_studio::engine::grade::metrics::{outcome_of, render_table, summarise};
+use arbigraph_studio::engine::grade::metrics::{render_table, summarise};
+use arbigraph_studio::engine::results::{grade_results_file, GradeOptions};
 use serde_json::{json, Value};
-use std::time::Instant;
 
-fn sample(i: usize) -> Value {
+/// A chain sample whose node 2 is wrong for every third sample and whose target is wrong for every fourth.
+pub fn sample(i: usize) -> Value {
     let truths: Vec<i64> = (1..=4).map(|k| (i as i64 * 13 + k * 7) % 1000).collect();
     let list_truth: Vec<i64> = (0..10).map(|j| (i as i64 + j) % 97).collect();
     let mut prompt = String::from("Solve all tasks below. Box every answer, e.g. \\boxed{task_1_out = ...}.\n\nInitial Conditions:\ntask_1_input = 5\n\n");
     for k in 1..=5 {
         prompt.push_str(&format!("Task {k}:\nLet val_{k} come from the previous output. Compute something and call it task_{k}_out.\n\n"));
     }
-    // Every fourth sample gets the target wrong; every third gets node 2 wrong.
     let wrong_target = i.is_multiple_of(4);
     let wrong_node = i.is_multiple_of(3);
     let mut turns = serde_json::Map::new();
@@ -43,17 +43,11 @@ fn sample(i: usize) -> Value {
 
 #[test]
 fn ten_thousand_samples_are_graded_with_metrics_and_every_verdict_is_right() {
-    let samples: Vec<Value> = (0..10_000).map(sample).collect();
-    let started = Instant::now();
-    let mut outcomes = Vec::with_capacity(samples.len());
-    for (index, s) in samples.iter().enumerate() {
-        let (grade, _) = grade_result_sample(s, index, true, false).unwrap();
-        outcomes.push(outcome_of(s, &grade));
-    }
-    let metrics = summarise(&outcomes);
+    let file = json!({"summary": {"generation_params": {}}, "samples": (0..10_000).map(sample).collect::<Vec<_>>()});
+    let graded = grade_results_file(&file, GradeOptions { replay: true, lenient: false }).expect("a results file");
+    assert_eq!((graded.unfinished, graded.unreadable.len()), (0, 0));
+    let metrics = summarise(&graded.outcomes());
     let table = render_table(&metrics);
-    let elapsed = started.elapsed();
-    println!("graded 10,000 samples (replay + per-node + metrics) in {:.3} s", elapsed.as_secs_f64());
 
     let expected_correct = (0..10_000).filter(|i| i % 4 != 0).count();
     assert_eq!(metrics.overall.correct, expected_correct);

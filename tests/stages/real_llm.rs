@@ -1,37 +1,16 @@
-//! A real small language model (`../shared/llm/serve-local-llm.sh`, Qwen2.5-Coder-0.5B behind an
+//! A real small language model (`tools/local-llm/serve.sh`, Qwen2.5-Coder-0.5B behind an
 //! OpenAI-compatible endpoint) run through `arbigraph eval` on three baseline-shaped instances with both
 //! context strategies. Asserts the protocol — a tool call made and answered, answer collection run, every
 //! sample graded, usage recorded, the repair loop engaged — not the model's accuracy. Every wait is bounded.
+
+#[path = "../support/mod.rs"]
+mod support;
+use support::{arbigraph_binary, free_port};
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that
-/// rebuild the same binary name while this test runs, so the test copies it once and checks it is this one.
-fn arbigraph_binary() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("arbigraph");
-    std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).unwrap();
-    let help = Command::new(&copy).args(["eval", "--help"]).output().unwrap();
-    assert!(
-        String::from_utf8_lossy(&help.stdout).contains("--base-url"),
-        "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
-    );
-    copy
-}
-
-/// `../shared/llm/serve-local-llm.sh` relative to the crate root (worktrees one level deeper look further up).
-fn serve_script() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    root.ancestors()
-        .skip(1)
-        .map(|d| d.join("shared/llm/serve-local-llm.sh"))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| root.join("../shared/llm/serve-local-llm.sh"))
-}
 
 /// Stops the model server (by the pid the script recorded) when dropped.
 struct Server {
@@ -44,10 +23,6 @@ impl Drop for Server {
             let _ = Command::new("kill").arg(pid.trim()).status();
         }
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// Runs a command to completion or kills it at the deadline.
@@ -90,7 +65,7 @@ fn a_real_model_goes_through_the_tool_protocol_with_both_strategies() {
     std::fs::create_dir_all(&llm_dir).unwrap();
     let port = free_port();
     let mut serve = Command::new("timeout");
-    serve.arg("1200").arg("bash").arg(serve_script()).env("LLM_PORT", port.to_string()).env("LLM_DIR", &llm_dir);
+    serve.arg("1200").arg("bash").arg(support::root().join("tools/local-llm/serve.sh")).env("LLM_PORT", port.to_string()).env("LLM_DIR", &llm_dir);
     let _server = Server { dir: llm_dir.clone() };
     let started = run_bounded(serve, Duration::from_secs(1260));
     assert!(started.status.success(), "the model server did not start: {}", String::from_utf8_lossy(&started.stdout));

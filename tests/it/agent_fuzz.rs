@@ -1,12 +1,12 @@
 //! No input makes the text-handling parts of the harness panic: literal parsing, the calculator, answer
 //! collection, tool-call parsing and the wire parser, fed with random mixes of the tokens they care about.
 
-use arbigraph_studio::engine::agent::calculator::evaluate_to_string;
+use arbigraph_studio::engine::calculator::evaluate_to_string;
 use arbigraph_studio::engine::agent::openai_wire::parse_reply;
 use arbigraph_studio::engine::agent::toolcalls::{execute, looks_like_tool_call, normalise_arguments, parse_text_calls};
 use arbigraph_studio::engine::grade::collect::{clean_value, expected_outputs, mask_tool_payloads, Answers};
 use arbigraph_studio::engine::grade::lenient::grade_value_lenient;
-use arbigraph_studio::engine::grade::literal::{parse_literal, Literal};
+use arbigraph_studio::engine::literal::{parse_literal, Literal};
 use arbigraph_studio::engine::grade::{extract_value, grade_text};
 
 const PIECES: &[&str] = &[

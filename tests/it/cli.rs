@@ -1,12 +1,7 @@
 //! The command line on bad input: clear, located errors and exit code 2, never a panic; and the happy paths of
 //! generate, inspect and render produce files the other commands read back.
 
-use std::process::Command;
-
-fn arbigraph(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arbigraph")).args(args).output().expect("the binary runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
+use crate::support::arbigraph;
 
 fn temp(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("arbigraph-cli-{}", std::process::id()));

@@ -8,14 +8,6 @@ use arbigraph_studio::engine::tasks::registry::builtin;
 use arbigraph_studio::engine::tasks::Family;
 use arbigraph_studio::engine::value::Value;
 
-fn shared(name: &str) -> std::path::PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    [root.join("../shared/reference-samples").join(name), root.join("../../shared/reference-samples").join(name)]
-        .into_iter()
-        .find(|p| p.exists())
-        .unwrap_or_else(|| panic!("reference sample {name} not found next to the project"))
-}
-
 fn topologies(family: Family) -> Vec<Topology> {
     let f = &family.as_str()[..1];
     let mut out = vec![Topology::Baseline, Topology::Forgetting { distractors: 3 }, Topology::Chain { length: 4 }];
@@ -130,7 +122,7 @@ fn multichain_branches_take_expansion_elements_and_recombine() {
 #[test]
 fn reference_custom_graph_generates_with_a_non_sink_target() {
     let registry = builtin();
-    let text = std::fs::read_to_string(shared("branched_test.json")).unwrap();
+    let text = std::fs::read_to_string(crate::support::reference("branched_test.json")).unwrap();
     let mut graph = graph::from_json_str(&text).unwrap();
     let valid = ValidGraph::new(graph.clone(), &registry).expect("the reference test graph is valid");
     let mut config = GenerateConfig::new(Topology::Custom(Box::new(valid)), vec![Family::Math]);
@@ -229,7 +221,7 @@ fn reference_dataset_and_results_files_load_without_problems() {
         "gsm_chain.sample.json", "gsm_forgetting.sample.json", "python_baseline.sample.json", "results_gsm_baseline.sample.json",
         "results_math_multichain.sample.json"]
     {
-        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(shared(name)).unwrap()).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(crate::support::reference(name)).unwrap()).unwrap();
         let report = inspect(&json);
         assert!(report.problems.is_empty(), "{name}: {:?}", report.problems);
         assert!(report.num_samples > 0, "{name}");

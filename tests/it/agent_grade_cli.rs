@@ -4,24 +4,7 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::Command;
 
-/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that
-/// rebuild the same binary name while this test runs, so the test copies it once and checks it is this one.
-fn arbigraph_binary() -> PathBuf {
-    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    COPY.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-cli-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let copy = dir.join("arbigraph");
-        std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).unwrap();
-        let help = Command::new(&copy).args(["eval", "--help"]).output().unwrap();
-        assert!(
-            String::from_utf8_lossy(&help.stdout).contains("--base-url"),
-            "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
-        );
-        copy
-    })
-    .clone()
-}
+use crate::support::arbigraph_binary;
 
 fn results(answers: &[&str]) -> Value {
     let samples: Vec<Value> = answers

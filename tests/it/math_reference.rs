@@ -2,28 +2,13 @@
 //! each stage (the chain input, the previous stage's ground truth, or a multichain branch / recombined input) plus
 //! the static parameters printed in that stage's prompt (`seq2_N`, `M2_N = Matrix(...)`, `poly_2_N = <expr>`).
 //!
-//! The samples live outside the project (`../shared/reference-samples/`): they are the reference's text, read as
-//! data at run time and never copied here.
+//! The samples are the reference release's data, vendored unchanged under `tests/fixtures/reference/`.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use arbigraph_studio::engine::tasks::math;
 use arbigraph_studio::engine::value::Value;
 use serde_json::{json, Value as Json};
-
-/// `../shared/reference-samples` next to the project (as in CI); a git worktree one level deeper
-/// (`<root>/wt/<name>`) finds the same folder two levels up.
-fn samples_dir() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let near = root.join("../shared/reference-samples");
-    let worktree = root.join("../../shared/reference-samples");
-    if !near.is_dir() && worktree.is_dir() {
-        worktree
-    } else {
-        near
-    }
-}
 
 /// One math stage to check: which task, its number in the prompt, its raw input and stored ground truth.
 struct Stage {
@@ -174,7 +159,7 @@ fn solve_reproduces_every_math_ground_truth_in_the_reference_samples() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for file in files {
-        let path = samples_dir().join(file);
+        let path = crate::support::reference(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let data: Json = serde_json::from_str(&text).expect("sample file is JSON");
         for (index, sample) in data["samples"].as_array().expect("samples").iter().enumerate() {
@@ -199,7 +184,7 @@ fn solve_reproduces_every_math_ground_truth_in_the_reference_samples() {
 fn forgetting_distractors_accept_their_printed_parameters() {
     // Distractor blocks store no ground truth, but their printed parameters must fit our shapes for the stored
     // input (e.g. MatrixMul's M2 is cols x rows of the raw-length shape).
-    let path = samples_dir().join("math_forgetting.sample.json");
+    let path = crate::support::reference("math_forgetting.sample.json");
     let data: Json = serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
     let mut checked = 0;
     for sample in data["samples"].as_array().expect("samples") {

@@ -2,10 +2,10 @@
 //! the `acg` strategy and the results record.
 
 use arbigraph_studio::engine::agent::context::Strategy;
-use arbigraph_studio::engine::agent::results::result_sample;
 use arbigraph_studio::engine::agent::{
     AgentConfig, AgentError, AgentInput, AgentRecord, AgentSession, ChatReply, ChatRequest, ReplyToolCall, Role, Status, Step, ToolArguments, Usage,
 };
+use arbigraph_studio::engine::results::result_sample;
 use serde_json::json;
 
 fn input(prompt: &str, truth: serde_json::Value) -> AgentInput {
@@ -170,11 +170,12 @@ fn a_request_that_would_not_fit_the_window_ends_with_context_length_exceeded() {
 #[test]
 fn a_failed_call_becomes_an_explicit_api_error_sample() {
     let (mut session, _) = AgentSession::start(&baseline(), &config());
-    let Step::Finished(record) = session.on_error(AgentError { message: "HTTP 500 after 6 attempts".into() }) else { panic!() };
-    assert_eq!(record.status, Status::ApiError("HTTP 500 after 6 attempts".into()));
+    let error = AgentError::GaveUp { attempts: 6, last: Box::new(AgentError::http(500, "overloaded")) };
+    let Step::Finished(record) = session.on_error(error) else { panic!() };
+    assert_eq!(record.status, Status::ApiError("gave up after 6 attempts: HTTP 500: overloaded".into()));
     let json = result_sample(&json!({"prompt": "p", "ground_truth": 1}), &record, "full", json!({}));
     assert_eq!(json["agent_status"], "api_error");
-    assert_eq!(json["agent_error"], "HTTP 500 after 6 attempts");
+    assert_eq!(json["agent_error"], "gave up after 6 attempts: HTTP 500: overloaded");
     assert_eq!(json["correct"], false);
 }
 
@@ -261,7 +262,7 @@ fn a_cut_off_reply_that_already_boxed_something_gets_the_missing_answer_prompt()
 
 #[test]
 fn release_budgets_depend_on_the_topology() {
-    for (topology, budget, turns) in [("baseline", 3, 200), ("forgetting", 12, 1200), ("chain", 12, 1200), ("multichain", 24, 2000), ("custom_dag", 24, 2000)] {
+    for (topology, budget, turns) in [("baseline", 3, 200), ("forgetting", 12, 1200), ("chain", 12, 1200), ("multichain", 24, 2000), ("custom", 24, 2000)] {
         let c = AgentConfig::for_topology(topology);
         assert_eq!((c.budgets.initial_tool, c.budgets.final_answer, c.budgets.cutoff, c.max_turns), (5, budget, budget, turns), "{topology}");
     }
@@ -270,6 +271,6 @@ fn release_budgets_depend_on_the_topology() {
 #[test]
 fn a_finished_session_keeps_returning_its_record() {
     let (mut session, _) = AgentSession::start(&baseline(), &config());
-    let first = session.on_error(AgentError { message: "down".into() });
+    let first = session.on_error(AgentError::Network { message: "down".into() });
     assert_eq!(session.on_reply(text("\\boxed{task_1_out = 15}")), first);
 }

@@ -3,44 +3,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that
-/// rebuild the same binary name while this test runs, so the test copies it once and checks it is this one.
-fn arbigraph_binary() -> PathBuf {
-    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    COPY.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let copy = dir.join("arbigraph");
-        std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).unwrap();
-        let help = Command::new(&copy).args(["eval", "--help"]).output().unwrap();
-        assert!(
-            String::from_utf8_lossy(&help.stdout).contains("--base-url"),
-            "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
-        );
-        copy
-    })
-    .clone()
-}
-
-/// `../shared/reference-samples/` next to the crate (the main checkout); worktrees one level deeper look further up.
-fn reference_dir() -> PathBuf {
-    let crate_root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    crate_root
-        .ancestors()
-        .skip(1)
-        .map(|dir| dir.join("shared/reference-samples"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| crate_root.join("../shared/reference-samples"))
-}
+use crate::support::{arbigraph_binary, reference_files};
 
 fn results_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(reference_dir())
-        .expect("reference samples directory is readable")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("results_") && n.ends_with(".sample.json")))
-        .collect();
-    files.sort();
-    files
+    reference_files(|name| name.starts_with("results_") && name.ends_with(".sample.json"))
 }
 
 #[test]
@@ -88,18 +54,14 @@ fn regrading_without_replay_uses_the_stored_answers_and_agrees() {
 fn every_reference_dataset_sample_declares_the_last_prompt_name_as_its_target() {
     use arbigraph_studio::engine::grade::SampleSpec;
     let mut checked = 0;
-    for entry in std::fs::read_dir(reference_dir()).unwrap() {
-        let path = entry.unwrap().path();
+    for path in reference_files(|name| name.ends_with(".sample.json")) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".sample.json") {
-            continue;
-        }
         let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for (i, sample) in file["samples"].as_array().unwrap().iter().enumerate() {
             let spec = SampleSpec::from_json(sample, i).unwrap();
             assert_eq!(Some(&spec.target), spec.expected.last(), "{name} sample {i}");
             let target = spec.nodes.iter().find(|n| n.name == spec.target).unwrap();
-            assert_eq!(target.truth, arbigraph_studio::engine::grade::literal::Literal::from_json(&sample["ground_truth"]));
+            assert_eq!(target.truth, arbigraph_studio::engine::literal::Literal::from_json(&sample["ground_truth"]));
             if name.contains("chain") && !name.contains("multichain") {
                 let names: Vec<&str> = spec.nodes.iter().map(|n| n.name.as_str()).collect();
                 assert_eq!(names, ["task_1_out", "task_2_out", "task_3_out", "task_4_out"], "{name} sample {i}");

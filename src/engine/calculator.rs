@@ -5,8 +5,8 @@
 //! with Python semantics (true division gives a float, floor division and modulo round toward −∞, `**` is
 //! right-associative and binds tighter than a unary minus on its left), parentheses. Anything else is an error.
 
-use crate::engine::grade::literal::{parse_number, Literal};
-use crate::engine::value::python_float_repr;
+use crate::engine::literal::{parse_number, Literal};
+use crate::engine::value::{float_divmod, python_float_repr};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -352,30 +352,6 @@ fn int_true_division(a: &BigInt, b: &BigInt) -> Result<Num, CalcError> {
     let q = quotient.to_f64().ok_or(CalcError::FloatOverflow)?;
     let value = if shift >= 0 { q / 2f64.powi(shift.min(1000) as i32) } else { q * 2f64.powi((-shift).min(1100) as i32) };
     check_float(value)
-}
-
-/// Python's float `divmod`: floor quotient and a remainder with the divisor's sign.
-fn float_divmod(a: f64, b: f64) -> (f64, f64) {
-    let mut rem = a % b;
-    let mut div = (a - rem) / b;
-    if rem != 0.0 {
-        if (b < 0.0) != (rem < 0.0) {
-            rem += b;
-            div -= 1.0;
-        }
-    } else {
-        rem = 0.0f64.copysign(b);
-    }
-    let floor = if div != 0.0 {
-        let mut f = div.floor();
-        if div - f > 0.5 {
-            f += 1.0;
-        }
-        f
-    } else {
-        0.0f64.copysign(a / b)
-    };
-    (floor, rem)
 }
 
 fn pow(base: Num, exponent: Num) -> Result<Num, CalcError> {

@@ -1,0 +1,136 @@
+//! The conversation in domain terms: messages, one chat request, one reply. `openai_wire` maps these to and from
+//! the chat-completions JSON; nothing else here knows a wire format.
+
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The system prompt.
+    System,
+    /// The task prompt and the harness's repair messages.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool result.
+    Tool,
+}
+
+impl Role {
+    /// The chat-completions spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// A tool call attached to an assistant message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    /// The call id the tool result refers to.
+    pub id: String,
+    /// The function name.
+    pub name: String,
+    /// The arguments as JSON text.
+    pub arguments: String,
+}
+
+/// One conversation message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// The author.
+    pub role: Role,
+    /// The text.
+    pub content: String,
+    /// Reasoning text the model returned separately (kept in the transcript, never sent back).
+    pub reasoning: Option<String>,
+    /// Tool calls of an assistant message.
+    pub tool_calls: Vec<ToolCall>,
+    /// For tool messages: the call answered.
+    pub tool_call_id: Option<String>,
+    /// For tool messages: the tool's name.
+    pub name: Option<String>,
+    /// What the harness added this message for (`repair:cutoff`, …), if it is a harness message.
+    pub purpose: Option<String>,
+}
+
+impl Message {
+    /// A plain message.
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message { role, content: content.into(), reasoning: None, tool_calls: Vec::new(), tool_call_id: None, name: None, purpose: None }
+    }
+
+    /// The same message, marked with what the harness added it for.
+    pub fn with_purpose(mut self, purpose: &str) -> Message {
+        self.purpose = Some(purpose.to_string());
+        self
+    }
+}
+
+/// One chat-completions request, in domain terms (`openai_wire` maps it to JSON).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatRequest {
+    /// The messages to send.
+    pub messages: Vec<Message>,
+    /// Completion token limit of this turn.
+    pub max_tokens: u32,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Nucleus sampling.
+    pub top_p: f64,
+    /// Whether this is a repair turn (larger limit).
+    pub repair: bool,
+    /// 0-based turn index.
+    pub turn: usize,
+}
+
+/// Arguments of a structured tool call: JSON text (the usual form) or an object (some providers).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolArguments {
+    /// Arguments as a JSON string (possibly malformed).
+    Text(String),
+    /// Arguments already decoded.
+    Json(Value),
+}
+
+/// A structured tool call in a reply.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyToolCall {
+    /// The provider's call id (may be empty).
+    pub id: String,
+    /// The function name.
+    pub name: String,
+    /// The arguments.
+    pub arguments: ToolArguments,
+}
+
+/// Token counts a provider reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub prompt_tokens: Option<u64>,
+    /// Completion tokens.
+    pub completion_tokens: Option<u64>,
+}
+
+/// One model reply, in domain terms.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatReply {
+    /// The message content.
+    pub content: String,
+    /// A separate reasoning text, if the provider returns one.
+    pub reasoning: String,
+    /// Structured tool calls.
+    pub tool_calls: Vec<ReplyToolCall>,
+    /// `stop`, `length`, `tool_calls`, …
+    pub finish_reason: Option<String>,
+    /// Reported token counts.
+    pub usage: Usage,
+    /// Wall time of the call as measured by the driver, in milliseconds.
+    pub latency_ms: Option<u64>,
+}
+

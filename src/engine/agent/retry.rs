@@ -1,0 +1,165 @@
+//! The retry policy both drivers (the CLI and the browser) follow: which failures are worth another attempt,
+//! how long to wait (exponential backoff with jitter, or the server's `Retry-After`, both capped), and when to
+//! give up. Pure: the driver supplies the jitter and, for HTTP-date `Retry-After` values, the current time.
+
+use super::error::AgentError;
+
+/// How often and how patiently to retry one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts per request, the first included (at least 1).
+    pub max_attempts: u32,
+    /// Delay before the second attempt, in milliseconds; doubled for each further attempt.
+    pub base_delay_ms: u64,
+    /// Longest delay, also the cap on a server's `Retry-After`.
+    pub max_delay_ms: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> RetryPolicy {
+        RetryPolicy { max_attempts: 6, base_delay_ms: 1_000, max_delay_ms: 60_000 }
+    }
+}
+
+/// What to do after a failed attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RetryDecision {
+    /// Wait this long, then try again.
+    Retry { delay_ms: u64 },
+    /// Stop; the request failed for good with this error.
+    GiveUp(AgentError),
+}
+
+/// True for failures that another attempt may cure: rate limits, server errors, timeouts, network errors and
+/// malformed bodies (often a proxy's error page). Client errors (bad key, bad request) and cancellation are final.
+pub fn is_retryable(error: &AgentError) -> bool {
+    match error {
+        AgentError::Http { status, .. } => matches!(status, 408 | 409 | 425 | 429 | 500..=599),
+        AgentError::Malformed { .. } | AgentError::Network { .. } | AgentError::Timeout { .. } => true,
+        AgentError::Cancelled | AgentError::Request { .. } | AgentError::GaveUp { .. } => false,
+    }
+}
+
+impl RetryPolicy {
+    /// The decision after attempt number `attempt` (1-based) failed with `error`. `retry_after_ms` is the server's
+    /// `Retry-After` (see [`parse_retry_after`]); `jitter` is a uniform draw in [0, 1) from the driver.
+    pub fn after_failure(&self, attempt: u32, error: AgentError, retry_after_ms: Option<u64>, jitter: f64) -> RetryDecision {
+        if !is_retryable(&error) {
+            return RetryDecision::GiveUp(error);
+        }
+        let max_attempts = self.max_attempts.max(1);
+        if attempt >= max_attempts {
+            return RetryDecision::GiveUp(AgentError::GaveUp { attempts: max_attempts, last: Box::new(error) });
+        }
+        RetryDecision::Retry { delay_ms: self.delay_ms(attempt, retry_after_ms, jitter) }
+    }
+
+    /// The wait after attempt `attempt` (1-based): the server's `Retry-After` when given, otherwise
+    /// `base * 2^(attempt-1)` scaled into 50–100% by `jitter` ("equal jitter"); both capped at `max_delay_ms`.
+    pub fn delay_ms(&self, attempt: u32, retry_after_ms: Option<u64>, jitter: f64) -> u64 {
+        if let Some(wait) = retry_after_ms {
+            return wait.min(self.max_delay_ms);
+        }
+        let step = self.base_delay_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(30)).min(self.max_delay_ms);
+        let fraction = 0.5 + 0.5 * jitter.clamp(0.0, 1.0);
+        (step as f64 * fraction).round() as u64
+    }
+}
+
+/// Reads a `Retry-After` header: delay-seconds (`"120"`, also fractional) or an HTTP date
+/// (`"Wed, 21 Oct 2015 07:28:00 GMT"`, which needs `now_unix_ms`). Dates in the past mean "now".
+pub fn parse_retry_after(value: &str, now_unix_ms: Option<u64>) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+    }
+    let at = http_date_unix_ms(value)?;
+    Some(at.saturating_sub(now_unix_ms?))
+}
+
+/// Milliseconds since the epoch of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+fn http_date_unix_ms(text: &str) -> Option<u64> {
+    let parts: Vec<&str> = text.split_whitespace().collect();
+    let [_, day, month, year, time, zone] = parts.as_slice() else { return None };
+    if *zone != "GMT" {
+        return None;
+    }
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let month = MONTHS.iter().position(|m| m == month)? as i64 + 1;
+    let day: i64 = day.parse().ok()?;
+    let year: i64 = year.parse().ok()?;
+    let hms: Vec<i64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let [h, m, s] = hms.as_slice() else { return None };
+    if !(1..=31).contains(&day) || !(0..24).contains(h) || !(0..60).contains(m) || !(0..61).contains(s) {
+        return None;
+    }
+    // Days from the civil date (proleptic Gregorian), after Howard Hinnant's `days_from_civil`.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + m * 60 + s;
+    u64::try_from(secs).ok().map(|s| s * 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> RetryPolicy {
+        RetryPolicy { max_attempts: 4, base_delay_ms: 1000, max_delay_ms: 10_000 }
+    }
+
+    #[test]
+    fn rate_limits_server_errors_and_network_failures_are_retried() {
+        for error in [
+            AgentError::http(429, ""),
+            AgentError::http(503, ""),
+            AgentError::Network { message: "reset".into() },
+            AgentError::Timeout { after_ms: 5 },
+            AgentError::Malformed { reason: "html".into() },
+        ] {
+            assert!(is_retryable(&error), "{error}");
+        }
+        for error in [AgentError::http(401, "bad key"), AgentError::http(400, ""), AgentError::Cancelled] {
+            assert!(!is_retryable(&error), "{error}");
+            assert_eq!(policy().after_failure(1, error.clone(), None, 0.0), RetryDecision::GiveUp(error));
+        }
+    }
+
+    #[test]
+    fn delays_double_with_jitter_and_stay_under_the_cap() {
+        let p = policy();
+        assert_eq!(p.delay_ms(1, None, 0.0), 500);
+        assert_eq!(p.delay_ms(1, None, 1.0), 1000);
+        assert_eq!(p.delay_ms(3, None, 1.0), 4000);
+        assert_eq!(p.delay_ms(10, None, 1.0), 10_000);
+        assert_eq!(p.delay_ms(40, None, 0.5), 7_500);
+        assert_eq!(p.delay_ms(1, Some(3_000), 0.0), 3_000, "Retry-After wins over backoff");
+        assert_eq!(p.delay_ms(1, Some(99_000), 0.0), 10_000, "Retry-After is capped");
+    }
+
+    #[test]
+    fn the_last_attempt_gives_up_with_the_final_error() {
+        let p = policy();
+        assert_eq!(p.after_failure(3, AgentError::http(500, "x"), None, 1.0), RetryDecision::Retry { delay_ms: 4000 });
+        let RetryDecision::GiveUp(error) = p.after_failure(4, AgentError::http(500, "x"), None, 1.0) else { panic!("must give up") };
+        assert_eq!(error.to_string(), "gave up after 4 attempts: HTTP 500: x");
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        assert_eq!(parse_retry_after(" 2 ", None), Some(2000));
+        assert_eq!(parse_retry_after("0.5", None), Some(500));
+        assert_eq!(parse_retry_after("-1", None), None);
+        assert_eq!(parse_retry_after("soon", Some(0)), None);
+        // 1994-11-06T08:49:37Z is 784111777 seconds after the epoch.
+        let date = "Sun, 06 Nov 1994 08:49:37 GMT";
+        assert_eq!(parse_retry_after(date, Some(784_111_777_000 - 1500)), Some(1500));
+        assert_eq!(parse_retry_after(date, Some(784_111_777_000 + 9)), Some(0));
+        assert_eq!(parse_retry_after(date, None), None);
+    }
+}

@@ -1,0 +1,70 @@
+//! What kind of sample a dataset or results record is: its topology and its target family, read from the keys
+//! the reference layout gives each topology (§9). The one place that infers them; `inspect`, the metrics and
+//! the drivers' per-topology defaults all ask here.
+
+use serde_json::Value as Json;
+
+/// The topology of a sample: `baseline`, `forgetting`, `chain`, `multichain` or `custom`.
+pub fn topology_of(sample: &Json) -> &'static str {
+    if sample.get("custom_dag").is_some() {
+        "custom"
+    } else if sample.get("multi_chain").is_some() {
+        "multichain"
+    } else if sample.get("chain").is_some() {
+        "chain"
+    } else if sample.get("forgetting").is_some() {
+        "forgetting"
+    } else {
+        "baseline"
+    }
+}
+
+/// The target family of a sample: the declared `target_family`, else what its task name and fields show
+/// (`GSM_…` names are word problems, `extra_inputs` or a chain target with a `task_id` mark Python), else the
+/// file's `mode` (`math_chain`, `gsm`, …), else `math`: the reference's operators carry no marker. `unknown`
+/// only for a record without a task name.
+pub fn family_of(sample: &Json, mode: &str) -> String {
+    if let Some(declared) = sample.get("target_family").and_then(Json::as_str) {
+        return declared.to_string();
+    }
+    let name = sample.get("task_name").and_then(Json::as_str).unwrap_or("");
+    let family = if name.starts_with("GSM_") || name.starts_with("gsm_") {
+        "gsm"
+    } else if sample.get("extra_inputs").is_some() || sample.get("chain").and_then(|c| c.get("target")).and_then(|t| t.get("task_id")).is_some() {
+        "python"
+    } else if let Some(from_mode) = ["gsm", "python", "math"].into_iter().find(|f| mode.starts_with(f)) {
+        from_mode
+    } else if name.is_empty() {
+        "unknown"
+    } else {
+        "math"
+    };
+    family.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn topology_comes_from_the_topology_key() {
+        assert_eq!(topology_of(&json!({"custom_dag": {}})), "custom");
+        assert_eq!(topology_of(&json!({"multi_chain": {}, "chain": {}})), "multichain");
+        assert_eq!(topology_of(&json!({"chain": {}})), "chain");
+        assert_eq!(topology_of(&json!({"forgetting": {}})), "forgetting");
+        assert_eq!(topology_of(&json!({"prompt": "x"})), "baseline");
+    }
+
+    #[test]
+    fn family_prefers_the_declaration_then_names_fields_and_mode() {
+        assert_eq!(family_of(&json!({"target_family": "python", "task_name": "GSM_1"}), "math"), "python");
+        assert_eq!(family_of(&json!({"task_name": "GSM_0007.json"}), "agent"), "gsm");
+        assert_eq!(family_of(&json!({"task_name": "f", "extra_inputs": {}}), ""), "python");
+        assert_eq!(family_of(&json!({"task_name": "f", "chain": {"target": {"task_id": 3}}}), ""), "python");
+        assert_eq!(family_of(&json!({"task_name": "x"}), "gsm_chain"), "gsm");
+        assert_eq!(family_of(&json!({"task_name": "ConvolutionTask"}), "agent"), "math");
+        assert_eq!(family_of(&json!({"task_name": "Task7"}), "agent"), "math");
+        assert_eq!(family_of(&json!({"prompt": "p"}), ""), "unknown");
+    }
+}

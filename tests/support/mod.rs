@@ -1,0 +1,75 @@
+//! What the integration tests share: the `arbigraph` binary, the vendored fixtures, scratch directories and free
+//! ports. Used by the fast suite (`tests/it`) and by the slow stages (`tests/stages/*`, included by path), so
+//! each binary uses only part of it.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The crate root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file under `tests/fixtures/`; fails loudly when it is missing, so no test can pass on an absent input.
+pub fn fixture(relative: &str) -> PathBuf {
+    let path = root().join("tests/fixtures").join(relative);
+    assert!(path.exists(), "fixture {} is missing", path.display());
+    path
+}
+
+/// A file of the reference release's samples, vendored under `tests/fixtures/reference/`.
+pub fn reference(name: &str) -> PathBuf {
+    fixture(&format!("reference/{name}"))
+}
+
+/// Every vendored reference file whose name satisfies `keep`, sorted; never empty.
+pub fn reference_files(keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let dir = root().join("tests/fixtures/reference");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no reference file in {} matches", dir.display());
+    files
+}
+
+/// A fresh scratch directory for one test, under cargo's per-target temporary directory.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// A private copy of the `arbigraph` binary: the build directory may be shared with other checkouts that rebuild
+/// the same binary name while a test runs, so the copy is made once per test binary and checked to be this one.
+pub fn arbigraph_binary() -> PathBuf {
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("arbigraph-bin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let copy = dir.join("arbigraph");
+        std::fs::copy(env!("CARGO_BIN_EXE_arbigraph"), &copy).expect("copy the binary");
+        let help = Command::new(&copy).args(["eval", "--help"]).output().expect("the binary runs");
+        assert!(
+            String::from_utf8_lossy(&help.stdout).contains("--base-url"),
+            "the shared build directory's arbigraph binary was rebuilt from another checkout; run the test again"
+        );
+        copy
+    })
+    .clone()
+}
+
+/// Runs `arbigraph` with `args`: (exit code, stdout, stderr).
+pub fn arbigraph(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(arbigraph_binary()).args(args).output().expect("the binary runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A TCP port that was free a moment ago on 127.0.0.1.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
