@@ -304,7 +304,7 @@ impl JsonScan<'_> {
                 }
             }
             Some(b'{') => {
-                let mut dict = python::value::Dict::new();
+                let mut dict = python::dict::Dict::new();
                 self.object(|scan, key| {
                     let value = scan.value()?;
                     let key = PyValue::str(&key);

@@ -13,12 +13,16 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod compare;
+pub mod dict;
 pub mod error;
 pub mod eval;
+pub mod hash;
 pub mod lexer;
 mod ops;
 pub mod parser;
 mod resolve;
+pub mod set;
 pub mod unparse;
 pub mod value;
 
@@ -204,7 +208,7 @@ pub fn from_json(j: &serde_json::Value) -> PyValue {
         serde_json::Value::String(s) => PyValue::str(s),
         serde_json::Value::Array(items) => PyValue::list(items.iter().map(from_json).collect()),
         serde_json::Value::Object(map) => {
-            let mut d = value::Dict::new();
+            let mut d = dict::Dict::new();
             for (k, v) in map {
                 let key = PyValue::str(k);
                 if let Ok(hk) = key.hash_key() {

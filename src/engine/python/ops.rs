@@ -12,6 +12,7 @@ use num_traits::{Signed, ToPrimitive, Zero};
 use super::ast::{BinOp, UnaryOp};
 use super::error::ExcClass;
 use super::eval::{exc, Frame, Interp, Res};
+use super::set::PySet;
 use super::value::*;
 
 /// Python's float floor division and modulo (`divmod` for floats).

@@ -8,8 +8,11 @@ use num_bigint::BigInt;
 use num_traits::{Num, Signed};
 
 use super::ast::BinOp;
+use super::compare::{py_eq, py_less};
+use super::dict::Dict;
 use super::error::ExcClass;
 use super::eval::{exc, Interp, Res};
+use super::set::PySet;
 use super::value::*;
 
 /// The builtin functions and types that can be called by name.
@@ -1195,7 +1198,7 @@ fn merge_sort(items: Vec<(PyValue, PyValue)>) -> Res<Vec<(PyValue, PyValue)>> {
 }
 
 fn parse_int(text: &str, base: i64) -> Res<PyValue> {
-    let invalid = || exc(ExcClass::ValueError, format!("invalid literal for int() with base {base}: {}", super::lexer::str_repr(text)));
+    let invalid = || exc(ExcClass::ValueError, format!("invalid literal for int() with base {base}: {}", str_repr(text)));
     if base != 0 && !(2..=36).contains(&base) {
         return Err(exc(ExcClass::ValueError, "int() base must be >= 2 and <= 36, or 0"));
     }
@@ -1240,7 +1243,7 @@ fn parse_float(text: &str) -> Res<PyValue> {
         None => None,
     };
     v.map(PyValue::Float)
-        .ok_or_else(|| exc(ExcClass::ValueError, format!("could not convert string to float: {}", super::lexer::str_repr(text))))
+        .ok_or_else(|| exc(ExcClass::ValueError, format!("could not convert string to float: {}", str_repr(text))))
 }
 
 trait FromF64Trunc {

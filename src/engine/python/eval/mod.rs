@@ -5,7 +5,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::ast::*;
+use super::compare::{py_eq, py_order};
+use super::dict::Dict;
 use super::error::{ExcClass, PyError, RunError};
+use super::set::PySet;
 use super::value::release;
 use super::value::*;
 
