@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::ast::*;
+use super::builtins::names::Builtin;
 use super::compare::{py_eq, py_order};
 use super::dict::Dict;
 use super::error::{ExcClass, PyError, RunError};
@@ -797,10 +798,7 @@ impl<'m> Interp<'m> {
             }
             ExprKind::Attribute { value, attr } => {
                 let obj = self.eval(f, value)?;
-                if !super::builtins::has_method(&obj, attr) {
-                    return Err(exc(ExcClass::AttributeError, format!("'{}' object has no attribute '{attr}'", obj.type_name())));
-                }
-                Ok(PyValue::Method(Rc::new((obj, attr.clone()))))
+                self.attribute(obj, attr)
             }
             ExprKind::NamedExpr { target, slot, value } => {
                 let v = self.eval(f, value)?;
@@ -884,11 +882,11 @@ impl<'m> Interp<'m> {
             return self.call_method(&obj, attr, argv, kwv);
         }
         let callee = self.eval(f, func)?;
-        if let (PyValue::Builtin(b @ (super::builtins::Builtin::Any | super::builtins::Builtin::All)), [arg], []) =
+        if let (PyValue::Builtin(b @ (Builtin::Any | Builtin::All)), [arg], []) =
             (&callee, args, keywords)
         {
             if let ExprKind::GenExp { elt, gens } = &arg.kind {
-                let any = *b == super::builtins::Builtin::Any;
+                let any = *b == Builtin::Any;
                 let mut flag = !any;
                 let mut sink = if any { Sink::Any(&mut flag) } else { Sink::All(&mut flag) };
                 self.comprehension(f, gens, 0, elt, None, &mut sink)?;
