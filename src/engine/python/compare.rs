@@ -208,6 +208,23 @@ pub fn py_less(a: &PyValue, b: &PyValue) -> Result<bool, PyError> {
     py_order(a, b, CmpOp::Lt)
 }
 
+/// Python's `is`: identity for containers and functions, value for None, bools and small ints.
+pub fn is_same(a: &PyValue, b: &PyValue) -> bool {
+    match (a, b) {
+        (PyValue::None, PyValue::None) => true,
+        (PyValue::Bool(x), PyValue::Bool(y)) => x == y,
+        (PyValue::Int(x), PyValue::Int(y)) => x == y,
+        (PyValue::Str(x), PyValue::Str(y)) => x == y,
+        (PyValue::List(x), PyValue::List(y)) => Rc::ptr_eq(x, y),
+        (PyValue::Tuple(x), PyValue::Tuple(y)) => Rc::ptr_eq(x, y),
+        (PyValue::Dict(x), PyValue::Dict(y)) => Rc::ptr_eq(x, y),
+        (PyValue::Set(x), PyValue::Set(y)) => Rc::ptr_eq(x, y),
+        (PyValue::Func(x), PyValue::Func(y)) => Rc::ptr_eq(x, y),
+        (PyValue::Builtin(x), PyValue::Builtin(y)) => x == y,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
