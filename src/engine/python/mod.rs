@@ -23,6 +23,7 @@ mod ops;
 pub mod parser;
 mod resolve;
 pub mod set;
+mod subscript;
 pub mod unparse;
 pub mod value;
 
