@@ -22,6 +22,7 @@ pub mod lexer;
 mod ops;
 pub mod parser;
 mod resolve;
+pub mod rewrite;
 pub mod set;
 mod subscript;
 pub mod unparse;
