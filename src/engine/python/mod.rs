@@ -4,7 +4,12 @@
 //!
 //! Pipeline: `lexer` (tokens with INDENT/DEDENT) → `parser` (syntax tree with positions; unsupported Python
 //! is rejected precisely) → `resolve` (every name bound to a slot, cell, global or builtin) → `eval`
-//! (tree-walking evaluator with a step budget, recursion limit and memory cap). `unparse` prints trees back.
+//! (tree-walking evaluator with a step budget, recursion limit and memory cap). `unparse` prints trees back and
+//! `rewrite` renames them for the tracing prompts.
+//!
+//! The run-time side: `value` (the values), `compare` (`==`, `<`, `is`), `hash`, `dict`, `set` (CPython's table
+//! order), `ops` (operators), `subscript` (indexing and slicing), `builtins` (functions and methods) and `json`
+//! (reading arguments as `json.loads` does, writing results as `json.dumps` does).
 //!
 //! ```text
 //! let module = parse_module("def f(a: List[int]) -> int:\n    return -7 // 2 + max(a)\n")?;
@@ -12,6 +17,7 @@
 //! ```
 
 pub mod ast;
+pub mod builtin_names;
 pub mod builtins;
 pub mod compare;
 pub mod dict;

@@ -12,7 +12,7 @@ use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 
 use super::ast::FunctionDef;
-use super::builtins::names::Builtin;
+use super::builtin_names::Builtin;
 use super::dict::Dict;
 use super::set::PySet;
 

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 use num_traits::Num;
 
-use super::names::Builtin;
 use super::{arity, no_kwargs, take_kw, to_index};
+use crate::engine::python::builtin_names::Builtin;
 use crate::engine::python::dict::Dict;
 use crate::engine::python::error::ExcClass;
 use crate::engine::python::eval::{exc, Interp, Res};

@@ -9,9 +9,9 @@ use num_bigint::BigInt;
 use num_traits::Signed;
 
 use super::convert::FromF64Trunc;
-use super::names::Builtin;
 use super::{arity, no_kwargs, take_kw, to_index};
 use crate::engine::python::ast::BinOp;
+use crate::engine::python::builtin_names::Builtin;
 use crate::engine::python::compare::py_less;
 use crate::engine::python::error::ExcClass;
 use crate::engine::python::eval::{exc, Interp, Res};

@@ -4,18 +4,17 @@
 //! This file dispatches and holds the argument rules they all share: a builtin goes to its function in
 //! `functions` or, for the conversions (`int`, `float`, `str`, `list`, `set`, `dict`, ...), in `convert`; a
 //! method goes to its receiver type's function in `methods` (strings: `str_methods`). The names alone live in
-//! `names`, so the syntax tree and the values can name a builtin without reaching the code that runs it.
+//! `python::builtin_names`, so the syntax tree and the values can name a builtin without reaching this code.
 
 mod convert;
 mod functions;
 mod methods;
-pub mod names;
 mod str_methods;
 
 use std::rc::Rc;
 
 pub use methods::has_method;
-pub use names::Builtin;
+pub use super::builtin_names::Builtin;
 
 use super::error::ExcClass;
 use super::eval::{exc, Interp, Res};

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::{exc, stack_address, Flow, Frame, Interp, Res, Sink};
 use crate::engine::python::ast::{Expr, ExprKind, FunctionDef, Keyword};
-use crate::engine::python::builtins::names::Builtin;
+use crate::engine::python::builtin_names::Builtin;
 use crate::engine::python::error::ExcClass;
 use crate::engine::python::value::{Function, PyValue};
 

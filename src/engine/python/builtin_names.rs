@@ -1,5 +1,6 @@
 //! The names of the builtin functions and types a program can call (`len`, `sorted`, `int`, ...): the
-//! `Builtin` enum the resolver binds names to and values carry, without the code that runs them.
+//! `Builtin` enum the resolver binds names to and values carry. The code that runs them is in `builtins`,
+//! which this leaf keeps out of reach of the syntax tree and the values.
 
 /// The builtin functions and types that can be called by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
