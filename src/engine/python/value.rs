@@ -1,19 +1,22 @@
 //! Run-time values of the interpreter: Python's ints (i64 fast path, exact big ints beyond), floats, strings,
-//! lists, tuples, dicts, sets, ranges, functions and iterators, with Python's truthiness and `repr`.
+//! lists, tuples, dicts, sets, ranges, functions and iterators, with Python's truthiness, hash keys and `repr`.
 //!
 //! Lists, dicts and sets are shared by reference (`Rc<RefCell<..>>`), so `a = b; a.append(1)` changes `b`,
-//! exactly as in Python. Equality and ordering live in `compare`, hashing in `hash`, the insertion-ordered dict
-//! in `dict` and the set, which reproduces CPython's hash-table iteration order for ints, in `set`.
+//! exactly as in Python. Equality and ordering live in `compare`, CPython's hash of a value's key in `hash`, the
+//! insertion-ordered dict in `dict` and the set, which reproduces CPython's hash-table iteration order for
+//! ints, in `set`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use num_bigint::BigInt;
-use num_traits::{Signed, ToPrimitive, Zero};
+use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
 
 use super::ast::FunctionDef;
 use super::builtin_names::Builtin;
 use super::dict::Dict;
+use super::error::{ExcClass, PyError};
+use super::hash::HashKey;
 use super::set::PySet;
 
 /// A shared, mutable list.
@@ -261,6 +264,49 @@ impl PyValue {
             _ => true,
         }
     }
+    /// The hash key of a value, or TypeError for unhashable values.
+    pub fn hash_key(&self) -> Result<HashKey, PyError> {
+        self.hash_key_depth(0)
+    }
+
+    fn hash_key_depth(&self, depth: u32) -> Result<HashKey, PyError> {
+        if depth > MAX_COMPARE_DEPTH {
+            return Err(PyError::new(ExcClass::RecursionError, "maximum recursion depth exceeded while hashing"));
+        }
+        Ok(match self {
+            PyValue::None => HashKey::None,
+            PyValue::Bool(b) => HashKey::Int(*b as i64),
+            PyValue::Int(i) => HashKey::Int(*i),
+            PyValue::Big(b) => HashKey::Big((**b).clone()),
+            PyValue::Float(f) => {
+                if f.is_finite() && f.fract() == 0.0 {
+                    if f.abs() < 9.2e18 {
+                        HashKey::Int(*f as i64)
+                    } else {
+                        match BigInt::from_f64(*f) {
+                            Some(b) => match b.to_i64() {
+                                Some(i) => HashKey::Int(i),
+                                None => HashKey::Big(b),
+                            },
+                            None => HashKey::Float(f.to_bits()),
+                        }
+                    }
+                } else {
+                    HashKey::Float(f.to_bits())
+                }
+            }
+            PyValue::Str(s) => HashKey::Str(s.clone()),
+            PyValue::Tuple(items) => HashKey::Tuple(items.iter().map(|v| v.hash_key_depth(depth + 1)).collect::<Result<_, _>>()?),
+            PyValue::Func(f) => HashKey::Identity(Rc::as_ptr(f) as *const u8 as usize),
+            PyValue::Builtin(b) => HashKey::Identity(*b as usize),
+            PyValue::Range(r) => HashKey::Identity(Rc::as_ptr(r) as *const u8 as usize),
+            PyValue::Iter(r) => HashKey::Identity(Rc::as_ptr(r) as *const u8 as usize),
+            PyValue::List(_) | PyValue::Dict(_) | PyValue::Set(_) | PyValue::DictView(_) | PyValue::Method(_) => {
+                return Err(PyError::new(ExcClass::TypeError, format!("unhashable type: '{}'", self.type_name())))
+            }
+        })
+    }
+
     /// Python `repr`.
     pub fn repr(&self) -> String {
         let mut out = String::new();
@@ -487,6 +533,13 @@ pub fn big_is_zero(b: &BigInt) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_numbers_of_different_types_share_a_hash_key() {
+        assert_eq!(PyValue::Bool(true).hash_key(), PyValue::Int(1).hash_key());
+        assert_eq!(PyValue::Float(2.0).hash_key(), PyValue::Int(2).hash_key());
+        assert!(PyValue::list(vec![]).hash_key().is_err());
+    }
 
     #[test]
     fn strings_repr_like_python() {
