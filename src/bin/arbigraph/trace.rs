@@ -122,10 +122,8 @@ fn run_batch(path: &std::path::Path, limits: &Limits, stats: bool) -> ExitCode {
 
 /// One batch line: the result's JSON text, or `Class: message`.
 fn trace_line(line: &str, cache: &mut HashMap<String, Rc<Result<Module, ParseError>>>, limits: &Limits) -> Result<String, String> {
-    // serde_json checks the syntax (skipping numbers unparsed, so ints of any length pass); the line is then
-    // read with Python's own number rules, so integer literals past 64 bits stay exact ints.
-    serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(|e| format!("MalformedInput: {e}"))?;
-    let case = JsonScan { text: line, pos: 0, depth: 0 }.value().map_err(|e| format!("MalformedInput: {e}"))?;
+    // Read as Python's json.loads does, so integer literals past 64 bits stay exact ints.
+    let case = python::json::loads(line).map_err(|e| format!("MalformedInput: {e}"))?;
     let PyValue::Dict(case) = case else { return Err("MalformedInput: a case must be a JSON object".into()) };
     let case = case.borrow();
     let field = |name: &str| PyValue::str(name).hash_key().ok().and_then(|hk| case.get(&hk).cloned());
@@ -137,16 +135,7 @@ fn trace_line(line: &str, cache: &mut HashMap<String, Rc<Result<Module, ParseErr
     let function = text("function")?;
     let kwargs: Vec<(String, PyValue)> = match field("kwargs") {
         None | Some(PyValue::None) => Vec::new(),
-        Some(PyValue::Dict(map)) => map
-            .borrow()
-            .pairs()
-            .into_iter()
-            .map(|(k, v)| match k {
-                PyValue::Str(name) => (name.to_string(), v),
-                other => (other.repr(), v),
-            })
-            .collect(),
-        Some(_) => return Err("MalformedInput: \"kwargs\" must be an object".into()),
+        Some(value) => python::json::keyword_arguments(&value).ok_or("MalformedInput: \"kwargs\" must be an object")?,
     };
     let (source, function) = (&*source, &*function);
     let module = cache.entry(source.to_string()).or_insert_with(|| Rc::new(python::parse_module(source))).clone();
@@ -159,163 +148,6 @@ fn trace_line(line: &str, cache: &mut HashMap<String, Rc<Result<Module, ParseErr
         Ok(v) => python::to_json_text(&v),
         Err(e @ RunError::Exception(_)) | Err(e @ RunError::StepBudgetExceeded { .. }) | Err(e @ RunError::MemoryExceeded { .. }) => {
             Err(e.summary())
-        }
-    }
-}
-
-/// Python's default cap on the digits of an int read from text (`sys.get_int_max_str_digits()`).
-const INT_MAX_STR_DIGITS: usize = 4300;
-
-/// A cursor over JSON text that serde_json has already accepted (so nesting depth is bounded by its limit).
-/// Integer literals become exact Python ints at any size (up to Python's digit cap); other numbers floats.
-struct JsonScan<'a> {
-    text: &'a str,
-    pos: usize,
-    /// Containers open around the cursor.
-    depth: usize,
-}
-
-/// Deepest nesting a case line may have (serde_json's own limit; its syntax check skips values unlimited).
-const MAX_JSON_DEPTH: usize = 128;
-
-impl JsonScan<'_> {
-    fn skip_ws(&mut self) {
-        let bytes = self.text.as_bytes();
-        while self.pos < bytes.len() && matches!(bytes[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
-            self.pos += 1;
-        }
-    }
-
-    fn peek(&mut self) -> Option<u8> {
-        self.skip_ws();
-        self.text.as_bytes().get(self.pos).copied()
-    }
-
-    fn expect(&mut self, byte: u8) -> Result<(), String> {
-        match self.peek() {
-            Some(b) if b == byte => {
-                self.pos += 1;
-                Ok(())
-            }
-            _ => Err(format!("expected '{}' at byte {}", byte as char, self.pos)),
-        }
-    }
-
-    /// Walks the object starting here: `each` is called with every key and must consume the value after it.
-    fn object(&mut self, mut each: impl FnMut(&mut Self, String) -> Result<(), String>) -> Result<(), String> {
-        self.expect(b'{')?;
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(());
-        }
-        loop {
-            let key = self.string()?;
-            self.expect(b':')?;
-            each(self, key)?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                _ => return Err(format!("expected ',' or '}}' at byte {}", self.pos)),
-            }
-        }
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        self.skip_ws();
-        let start = self.pos;
-        let bytes = self.text.as_bytes();
-        if bytes.get(start) != Some(&b'"') {
-            return Err(format!("expected a string at byte {start}"));
-        }
-        let mut i = start + 1;
-        while i < bytes.len() && bytes[i] != b'"' {
-            i += if bytes[i] == b'\\' { 2 } else { 1 };
-        }
-        let end = (i + 1).min(bytes.len());
-        self.pos = end;
-        let literal = self.text.get(start..end).ok_or_else(|| format!("bad string at byte {start}"))?;
-        serde_json::from_str(literal).map_err(|e| e.to_string())
-    }
-
-    fn number(&mut self) -> Result<PyValue, String> {
-        let start = self.pos;
-        let bytes = self.text.as_bytes();
-        while self.pos < bytes.len() && matches!(bytes[self.pos], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
-            self.pos += 1;
-        }
-        let literal = &self.text[start..self.pos];
-        if literal.contains(['.', 'e', 'E']) {
-            return literal.parse::<f64>().map(PyValue::Float).map_err(|e| format!("bad number {literal}: {e}"));
-        }
-        let digits = literal.trim_start_matches('-').len();
-        if digits > INT_MAX_STR_DIGITS {
-            return Err(format!("an int literal of {digits} digits exceeds the limit of {INT_MAX_STR_DIGITS}"));
-        }
-        literal.parse::<num_bigint::BigInt>().map(PyValue::from_bigint).map_err(|e| format!("bad number {literal}: {e}"))
-    }
-
-    fn word(&mut self, word: &str, value: PyValue) -> Result<PyValue, String> {
-        if self.text[self.pos..].starts_with(word) {
-            self.pos += word.len();
-            Ok(value)
-        } else {
-            Err(format!("unexpected token at byte {}", self.pos))
-        }
-    }
-
-    /// The JSON value starting here as Python (`null` → None, arrays → lists, objects → dicts with string keys).
-    fn value(&mut self) -> Result<PyValue, String> {
-        if self.depth >= MAX_JSON_DEPTH {
-            return Err(format!("recursion limit exceeded at byte {}", self.pos));
-        }
-        self.depth += 1;
-        let value = self.value_here();
-        self.depth -= 1;
-        value
-    }
-
-    fn value_here(&mut self) -> Result<PyValue, String> {
-        match self.peek() {
-            Some(b'"') => self.string().map(|s| PyValue::str(&s)),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(b't') => self.word("true", PyValue::Bool(true)),
-            Some(b'f') => self.word("false", PyValue::Bool(false)),
-            Some(b'n') => self.word("null", PyValue::None),
-            Some(b'[') => {
-                self.pos += 1;
-                let mut items = Vec::new();
-                if self.peek() == Some(b']') {
-                    self.pos += 1;
-                    return Ok(PyValue::list(items));
-                }
-                loop {
-                    items.push(self.value()?);
-                    match self.peek() {
-                        Some(b',') => self.pos += 1,
-                        Some(b']') => {
-                            self.pos += 1;
-                            return Ok(PyValue::list(items));
-                        }
-                        _ => return Err(format!("expected ',' or ']' at byte {}", self.pos)),
-                    }
-                }
-            }
-            Some(b'{') => {
-                let mut dict = python::value::Dict::new();
-                self.object(|scan, key| {
-                    let value = scan.value()?;
-                    let key = PyValue::str(&key);
-                    if let Ok(hk) = key.hash_key() {
-                        dict.insert(hk, key, value);
-                    }
-                    Ok(())
-                })?;
-                Ok(PyValue::Dict(Rc::new(std::cell::RefCell::new(dict))))
-            }
-            _ => Err(format!("expected a value at byte {}", self.pos)),
         }
     }
 }

@@ -29,7 +29,7 @@ pub enum NameRef {
     /// A module-level variable.
     Global(u32),
     /// A builtin function or type.
-    Builtin(super::builtins::Builtin),
+    Builtin(super::builtin_names::Builtin),
 }
 
 /// The frame shape of a function (or of module-level code).

@@ -104,6 +104,13 @@ pub struct PyError {
     pub line: u32,
 }
 
+impl PyError {
+    /// An exception not located yet (the evaluator fills in the line of the statement that raised it).
+    pub fn new(class: ExcClass, message: impl Into<String>) -> PyError {
+        PyError { class, message: message.into(), line: 0 }
+    }
+}
+
 /// Why a call did not return a value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {

@@ -393,29 +393,6 @@ impl Lexer {
     }
 }
 
-/// Python's `repr` of a string: single quotes unless the text contains `'` and no `"`.
-pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,9 +437,7 @@ mod tests {
     }
 
     #[test]
-    fn strings_decode_escapes_and_repr_like_python() {
+    fn strings_decode_escapes() {
         assert_eq!(kinds(r#"'a\n' "it's""#).join(" "), r#""a\n" "it's" NL END"#);
-        assert_eq!(str_repr("it's"), "\"it's\"");
-        assert_eq!(str_repr("a'b\"c"), "'a\\'b\"c'");
     }
 }

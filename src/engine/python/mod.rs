@@ -4,7 +4,12 @@
 //!
 //! Pipeline: `lexer` (tokens with INDENT/DEDENT) → `parser` (syntax tree with positions; unsupported Python
 //! is rejected precisely) → `resolve` (every name bound to a slot, cell, global or builtin) → `eval`
-//! (tree-walking evaluator with a step budget, recursion limit and memory cap). `unparse` prints trees back.
+//! (tree-walking evaluator with a step budget, recursion limit and memory cap). `unparse` prints trees back and
+//! `rewrite` renames them for the tracing prompts.
+//!
+//! The run-time side: `value` (the values), `compare` (`==`, `<`, `is`), `hash`, `dict`, `set` (CPython's table
+//! order), `ops` (operators), `subscript` (indexing and slicing), `builtins` (functions and methods) and `json`
+//! (reading arguments as `json.loads` does, writing results as `json.dumps` does).
 //!
 //! ```text
 //! let module = parse_module("def f(a: List[int]) -> int:\n    return -7 // 2 + max(a)\n")?;
@@ -12,21 +17,28 @@
 //! ```
 
 pub mod ast;
+pub mod builtin_names;
 pub mod builtins;
+pub mod compare;
+pub mod dict;
 pub mod error;
 pub mod eval;
+pub mod hash;
+pub mod json;
 pub mod lexer;
 mod ops;
 pub mod parser;
 mod resolve;
+pub mod rewrite;
+pub mod set;
+mod subscript;
 pub mod unparse;
 pub mod value;
-
-use std::fmt::Write as _;
 
 pub use ast::{FunctionDef, Module};
 pub use error::{ExcClass, ParseError, Pos, PyError, RunError};
 pub use eval::{Interp, Limits};
+pub use json::{from_json, to_json_text};
 pub use value::PyValue;
 
 use crate::engine::value::{Kind, Number, Value};
@@ -185,108 +197,6 @@ pub fn from_engine_value(v: &Value) -> PyValue {
         Value::Scalar(n) => num(n),
         Value::List(items) => PyValue::list(items.iter().map(num).collect()),
     }
-}
-
-/// Reads a JSON value as Python (`null` → None, arrays → lists, objects → dicts with string keys).
-pub fn from_json(j: &serde_json::Value) -> PyValue {
-    match j {
-        serde_json::Value::Null => PyValue::None,
-        serde_json::Value::Bool(b) => PyValue::Bool(*b),
-        serde_json::Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                PyValue::Int(i)
-            } else if let Some(u) = n.as_u64() {
-                PyValue::from_i128(u as i128)
-            } else {
-                PyValue::Float(n.as_f64().unwrap_or(f64::NAN))
-            }
-        }
-        serde_json::Value::String(s) => PyValue::str(s),
-        serde_json::Value::Array(items) => PyValue::list(items.iter().map(from_json).collect()),
-        serde_json::Value::Object(map) => {
-            let mut d = value::Dict::new();
-            for (k, v) in map {
-                let key = PyValue::str(k);
-                if let Ok(hk) = key.hash_key() {
-                    d.insert(hk, key, from_json(v));
-                }
-            }
-            PyValue::Dict(std::rc::Rc::new(std::cell::RefCell::new(d)))
-        }
-    }
-}
-
-/// JSON text of a result as Python's `json.dumps` would write it (ints exact at any size, tuples and sets as
-/// arrays, dict keys as strings); functions and other objects are an error.
-pub fn to_json_text(v: &PyValue) -> Result<String, String> {
-    let mut out = String::new();
-    write_json(v, &mut out, 0)?;
-    Ok(out)
-}
-
-fn write_json(v: &PyValue, out: &mut String, depth: u32) -> Result<(), String> {
-    if depth > 200 {
-        return Err("ValueError: Circular reference detected".into());
-    }
-    let seq = |items: &[PyValue], out: &mut String| -> Result<(), String> {
-        out.push('[');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            write_json(item, out, depth + 1)?;
-        }
-        out.push(']');
-        Ok(())
-    };
-    match v {
-        PyValue::None => out.push_str("null"),
-        PyValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        PyValue::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        PyValue::Big(b) => {
-            let _ = write!(out, "{b}");
-        }
-        PyValue::Float(f) => out.push_str(&if f.is_nan() {
-            "NaN".to_string()
-        } else if f.is_infinite() {
-            if *f > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-        } else {
-            crate::engine::value::python_float_repr(*f)
-        }),
-        PyValue::Str(s) => out.push_str(&serde_json::Value::String(s.to_string()).to_string()),
-        PyValue::List(l) => {
-            let items = l.borrow().clone();
-            seq(&items, out)?;
-        }
-        PyValue::Tuple(t) => seq(t, out)?,
-        PyValue::Set(s) => {
-            let items = s.borrow().items();
-            seq(&items, out)?;
-        }
-        PyValue::Dict(d) => {
-            out.push('{');
-            for (i, (k, val)) in d.borrow().pairs().iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                let key = match k {
-                    PyValue::Str(s) => s.to_string(),
-                    PyValue::None => "null".into(),
-                    PyValue::Bool(b) => if *b { "true" } else { "false" }.into(),
-                    PyValue::Int(_) | PyValue::Big(_) | PyValue::Float(_) => k.repr(),
-                    other => return Err(format!("TypeError: keys must be str, int, float, bool or None, not {}", other.type_name())),
-                };
-                out.push_str(&serde_json::Value::String(key).to_string());
-                out.push_str(": ");
-                write_json(val, out, depth + 1)?;
-            }
-            out.push('}');
-        }
-        other => return Err(format!("TypeError: Object of type {} is not JSON serializable", other.type_name())),
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -557,14 +467,12 @@ mod tests {
     }
 
     #[test]
-    fn results_convert_to_engine_values_and_json() {
+    fn results_convert_to_engine_values() {
         assert_eq!(
             to_engine_value(&PyValue::tuple(vec![PyValue::Int(1), PyValue::Float(0.5)])),
             Ok(Value::List(vec![Number::Int(1), Number::Float(0.5)]))
         );
         assert!(matches!(to_engine_value(&PyValue::from_i128(1 << 70)), Err(ConversionError::IntTooLarge { .. })));
         assert!(to_engine_value(&PyValue::Bool(true)).is_err());
-        let v = PyValue::list(vec![PyValue::tuple(vec![PyValue::from_i128(1 << 70), PyValue::None]), PyValue::str("a\"b")]);
-        assert_eq!(to_json_text(&v), Ok("[[1180591620717411303424, null], \"a\\\"b\"]".to_string()));
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
 use super::ast::*;
-use super::builtins::Builtin;
+use super::builtin_names::Builtin;
 use super::error::ParseError;
 
 /// Resolves a parsed module in place.

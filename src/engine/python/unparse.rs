@@ -2,8 +2,7 @@
 //! `elif` chains, no comments), so rewritten functions can be shown in prompts.
 
 use super::ast::*;
-use super::lexer::str_repr;
-use super::value::PyValue;
+use super::value::{str_repr, PyValue};
 
 const NAMED: u8 = 1;
 const TUPLE: u8 = 2;

@@ -39,9 +39,9 @@ pub fn PythonBox() -> impl IntoView {
         let result = (|| -> Result<String, String> {
             let module = python::parse_module(&source.get_untracked()).map_err(|e| e.to_string())?;
             let function = UserFunction::from_source(&source.get_untracked()).map_err(|e| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
-            let json: serde_json::Value = serde_json::from_str(&args.get_untracked()).map_err(|e| format!("arguments: malformed JSON at line {}, column {}: {e}", e.line(), e.column()))?;
-            let object = json.as_object().ok_or("arguments: expected a JSON object of parameter names to values")?;
-            let kwargs: Vec<(String, python::PyValue)> = object.iter().map(|(k, v)| (k.clone(), python::from_json(v))).collect();
+            // The same reader as `arbigraph trace --batch`: ints past 64 bits arrive exact, as in Python.
+            let json = python::json::loads(&args.get_untracked()).map_err(|e| format!("arguments: malformed JSON: {e}"))?;
+            let kwargs = python::json::keyword_arguments(&json).ok_or("arguments: expected a JSON object of parameter names to values")?;
             let value = python::call(&module, &function.signature().name, &[], &kwargs, &Limits::default()).map_err(|e| e.to_string())?;
             python::to_json_text(&value)
         })();
