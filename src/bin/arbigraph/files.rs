@@ -17,16 +17,6 @@ pub fn read_text(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// Reads a file as text, or standard input when the path is `-`.
-pub fn read_input(path: &Path) -> Result<String, String> {
-    if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| format!("cannot read standard input: {e}"))?;
-        return Ok(text);
-    }
-    read_text(path)
-}
-
 /// Reads and parses a JSON file; parse errors carry the file, line and column.
 pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
     let text = read_text(path)?;

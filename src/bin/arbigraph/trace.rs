@@ -1,9 +1,8 @@
 //! `arbigraph trace`: runs Python functions with the built-in interpreter, one call (`--file f.py --call
 //! 'name(a=[1, 2], k=3)'`, result printed as a Python literal) or a JSON-lines batch (`--batch cases.jsonl`,
-//! one `{"result": ...}` or `{"error": "Class: message"}` line per input line, in order).
+//! one `{"result": ...}` or `{"error": "Class: message"}` line per input line, in order, the line's `id` echoed).
 
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -86,36 +85,15 @@ fn run_one(file: &std::path::Path, call: &str, limits: &Limits) -> ExitCode {
 }
 
 fn run_batch(path: &std::path::Path, limits: &Limits, stats: bool) -> ExitCode {
-    let text = match super::files::read_input(path) {
-        Ok(t) => t,
-        Err(e) => return super::files::fail(e),
-    };
     let started = Instant::now();
     let mut cache: HashMap<String, Rc<Result<Module, ParseError>>> = HashMap::new();
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let mut cases = 0usize;
-    let mut errors = 0usize;
-    for line in text.lines() {
-        cases += 1;
-        let answer = trace_line(line, &mut cache, limits);
-        let json = match answer {
-            Ok(result) => format!("{{\"result\": {result}}}"),
-            Err(message) => {
-                errors += 1;
-                serde_json::json!({ "error": message }).to_string()
-            }
-        };
-        if writeln!(out, "{json}").is_err() {
-            return super::files::fail("cannot write to stdout");
-        }
-    }
-    if out.flush().is_err() {
-        return super::files::fail("cannot write to stdout");
-    }
+    let counts = match super::batch::run(path, "result", |line| trace_line(line, &mut cache, limits)) {
+        Ok(counts) => counts,
+        Err(code) => return code,
+    };
     if stats {
         let secs = started.elapsed().as_secs_f64();
-        eprintln!("{cases} cases ({errors} errors) in {secs:.3} s: {:.0} cases/s", cases as f64 / secs.max(1e-9));
+        eprintln!("{} cases ({} errors) in {secs:.3} s: {:.0} cases/s", counts.cases, counts.errors, counts.cases as f64 / secs.max(1e-9));
     }
     ExitCode::SUCCESS
 }

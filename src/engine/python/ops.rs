@@ -14,30 +14,7 @@ use super::error::ExcClass;
 use super::eval::{exc, Interp, Res};
 use super::set::PySet;
 use super::value::*;
-
-/// Python's float floor division and modulo (`divmod` for floats).
-pub(crate) fn float_divmod(vx: f64, wx: f64) -> (f64, f64) {
-    let mut m = vx % wx;
-    let mut div = (vx - m) / wx;
-    if m != 0.0 {
-        if (wx < 0.0) != (m < 0.0) {
-            m += wx;
-            div -= 1.0;
-        }
-    } else {
-        m = 0.0f64.copysign(wx);
-    }
-    let floordiv = if div != 0.0 {
-        let mut fd = div.floor();
-        if div - fd > 0.5 {
-            fd += 1.0;
-        }
-        fd
-    } else {
-        0.0f64.copysign(vx / wx)
-    };
-    (floordiv, m)
-}
+use crate::engine::value::float_divmod;
 
 impl Interp<'_> {
     fn to_f64(&self, v: &PyValue) -> Res<f64> {
