@@ -42,7 +42,8 @@ pub fn App() -> impl IntoView {
         <main class="app-main" id="app-main">
             {move || match route.get() {
                 Route::Design => view! { <DesignPage/> }.into_any(),
-                Route::Generate => view! { <GeneratePage/> }.into_any(),
+                // Until the instance browser has its own page, browsing is part of Generate.
+                Route::Generate | Route::Browse => view! { <GeneratePage/> }.into_any(),
                 Route::Evaluate => view! { <EvaluatePage/> }.into_any(),
                 Route::Results => view! { <ResultsPage/> }.into_any(),
                 Route::About => view! { <AboutPage/> }.into_any(),

@@ -5,7 +5,7 @@ use crate::engine::generate::{parse_structure, GenerateConfig, Topology};
 use crate::engine::tasks::Family;
 
 /// The generator settings a user picks, as plain strings (they round-trip through the URL hash).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GenerateForm {
     pub topology: String,
     pub family: String,

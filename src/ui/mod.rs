@@ -3,6 +3,7 @@
 //! natively; the components compile only for wasm32.
 
 pub mod form;
+pub mod model;
 pub mod route;
 
 #[cfg(target_arch = "wasm32")]

@@ -6,6 +6,7 @@
 pub enum Route {
     Design,
     Generate,
+    Browse,
     Evaluate,
     Results,
     About,
@@ -13,13 +14,14 @@ pub enum Route {
 
 impl Route {
     /// Every route, in navigation order.
-    pub const ALL: [Route; 5] = [Route::Design, Route::Generate, Route::Evaluate, Route::Results, Route::About];
+    pub const ALL: [Route; 6] = [Route::Design, Route::Generate, Route::Browse, Route::Evaluate, Route::Results, Route::About];
 
     /// The path after `#`.
     pub fn path(self) -> &'static str {
         match self {
             Route::Design => "/design",
             Route::Generate => "/generate",
+            Route::Browse => "/browse",
             Route::Evaluate => "/evaluate",
             Route::Results => "/results",
             Route::About => "/about",
@@ -30,7 +32,8 @@ impl Route {
     pub fn label(self) -> &'static str {
         match self {
             Route::Design => "Design",
-            Route::Generate => "Generate & browse",
+            Route::Generate => "Generate",
+            Route::Browse => "Browse",
             Route::Evaluate => "Evaluate",
             Route::Results => "Results",
             Route::About => "About",

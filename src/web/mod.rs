@@ -1,5 +1,6 @@
-//! Browser adapters: the only place that talks to web APIs (downloads, files, fetch).
+//! Browser adapters: the only place that talks to web APIs (downloads, files, fetch, the Web Worker).
 
 pub mod download;
 pub mod fetch_backend;
 pub mod files;
+pub mod worker;

@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 
-use crate::engine::prompt::Prompt;
 
 /// Shows an error message (nothing when `message` is empty).
 #[component]
@@ -19,15 +18,21 @@ pub fn ErrorView(
 }
 
 /// A prompt with every span coloured by its role (instruction, input value, adapter, computation, output name).
+/// The text is shown as text nodes only.
 #[component]
 pub fn PromptView(
-    /// The prompt to show.
-    prompt: Prompt,
+    /// The prompt's text.
+    text: String,
+    /// Its roles, run-length encoded (role name, characters), as `ui::model::jobs::roles_of` makes them.
+    roles: Vec<(String, u32)>,
 ) -> impl IntoView {
-    let pieces = prompt
-        .pieces()
-        .map(|(role, text)| view! { <span class=format!("role-{}", role.as_str())>{text.to_string()}</span> })
-        .collect_view();
+    let mut chars = text.chars();
+    let mut pieces: Vec<(String, String)> = roles.into_iter().map(|(role, n)| (role, chars.by_ref().take(n as usize).collect())).collect();
+    let rest: String = chars.collect();
+    if !rest.is_empty() {
+        pieces.push(("instruction".into(), rest));
+    }
+    let pieces = pieces.into_iter().map(|(role, text)| view! { <span class=format!("role-{role}")>{text}</span> }).collect_view();
     view! { <pre class="prompt-view">{pieces}</pre> }
 }
 

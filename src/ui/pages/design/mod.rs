@@ -9,6 +9,7 @@ use crate::engine::graph::{self, GraphIssue, Severity, ValidGraph};
 use crate::engine::render::{to_svg, RenderOptions};
 use crate::engine::tasks::Family;
 use crate::ui::common::{ErrorView, PromptView, RoleLegend};
+use crate::ui::model::jobs::roles_of;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
 
@@ -134,7 +135,7 @@ pub fn DesignPage() -> impl IntoView {
                 <h2>"Sample (seed 0)"</h2>
                 <p>"Graded output "<code>{s.target_output_name.clone()}</code>" = "<code id="design-answer">{s.ground_truth.repr()}</code></p>
                 <RoleLegend />
-                <PromptView prompt=s.prompt.clone() />
+                <PromptView text=s.prompt.text().to_string() roles=roles_of(&s.prompt) />
             })}
             <python_box::PythonBox />
         </section>

@@ -1,0 +1,51 @@
+//! The app's state, in one place: the designer's graph, the generator's form and samples, the evaluation's
+//! endpoint settings and the latest results, one file per area. `App` provides one `AppState`; pages read and
+//! change it through the methods here, so navigating between routes keeps everything (pages are rebuilt, their
+//! state is not). No business rules: graph edits go through `TaskGraph::apply`, generation through the engine.
+
+mod design;
+mod evaluation;
+mod generation;
+
+pub use design::DesignState;
+pub use evaluation::EvaluationState;
+pub use generation::GenerationState;
+
+use leptos::prelude::*;
+
+use crate::engine::tasks::registry::{builtin, Registry};
+
+thread_local! {
+    static REGISTRY: Registry = builtin();
+}
+
+/// Runs `f` with the built-in registry (built once per page load).
+pub fn with_registry<R>(f: impl FnOnce(&Registry) -> R) -> R {
+    REGISTRY.with(f)
+}
+
+/// Everything the pages share, provided once by `App`.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The designer.
+    pub design: DesignState,
+    /// Generate & browse.
+    pub generation: GenerationState,
+    /// Evaluate.
+    pub evaluation: EvaluationState,
+    /// The latest results file made or loaded in this tab (reference layout), if any.
+    pub results: RwSignal<Option<serde_json::Value>>,
+}
+
+impl AppState {
+    /// Fresh state.
+    pub fn new() -> AppState {
+        AppState { design: DesignState::new(), generation: GenerationState::new(), evaluation: EvaluationState::new(), results: RwSignal::new(None) }
+    }
+}
+
+impl Default for AppState {
+    fn default() -> AppState {
+        AppState::new()
+    }
+}
