@@ -10,3 +10,6 @@ pub mod engine;
 pub mod web;
 
 pub mod ui;
+
+#[cfg(test)]
+mod test_files;
