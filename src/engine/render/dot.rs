@@ -1,6 +1,8 @@
 //! DOT text for Graphviz in the reference's visual conventions (§5.7): rounded filled boxes, a highlighted
 //! target, grey ellipse adapters, pack slots on edge labels.
 
+use std::collections::BTreeMap;
+
 use super::{node_label, Direction, RenderOptions};
 use crate::engine::graph::{NodeKind, TaskGraph};
 
@@ -26,8 +28,12 @@ pub fn to_dot(graph: &TaskGraph, options: &RenderOptions) -> String {
         };
         out.push_str(&format!("  {} [label={label}, {style}];\n", quote(&node.id.0)));
     }
+    let mut kinds: BTreeMap<&str, &NodeKind> = BTreeMap::new();
+    for node in &graph.nodes {
+        kinds.entry(node.id.0.as_str()).or_insert(&node.kind);
+    }
     for edge in &graph.edges {
-        let is_pack = matches!(graph.node(&edge.destination).map(|n| &n.kind), Some(NodeKind::Pack));
+        let is_pack = matches!(kinds.get(edge.destination.0.as_str()), Some(NodeKind::Pack));
         let label = match (is_pack, edge.slot) {
             (true, Some(slot)) => format!(" [label=\"slot {slot}\"]"),
             _ => String::new(),

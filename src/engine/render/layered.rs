@@ -101,7 +101,7 @@ const BALANCE_SWEEPS: usize = 4;
 /// Weight keeping a vertex without neighbours on the swept side where it is.
 const STAY: f64 = 0.05;
 /// Weight pulling every vertex towards the cross-axis centre line (0).
-const CENTRE_PULL: f64 = 0.02;
+const CENTRE_PULL: f64 = 0.1;
 
 /// Lays `graph` out. Errors: no nodes, an edge to an unknown node, or the graph over the size limits.
 pub fn layout(graph: &TaskGraph, options: &LayoutOptions) -> Result<Layout, RenderError> {

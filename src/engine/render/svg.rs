@@ -3,6 +3,7 @@
 //! target and adapters styled apart. All text is escaped; the output is a pure function of the graph and
 //! the options (numbers printed with one decimal, collections walked in graph order).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::layered::{Layout, NodeBox, Point};
@@ -44,9 +45,14 @@ pub fn to_svg(graph: &TaskGraph, options: &RenderOptions) -> Result<String, Rend
         r#"<defs><marker id="ag-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{EDGE}"/></marker><marker id="ag-arrow-back" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{BACK_EDGE}"/></marker></defs>"#
     );
     let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    // Node kinds by id, the first node with an id winning (as in `TaskGraph::node`).
+    let mut kinds: BTreeMap<&str, &NodeKind> = BTreeMap::new();
+    for node in &graph.nodes {
+        kinds.entry(node.id.0.as_str()).or_insert(&node.kind);
+    }
     out.push_str("<g class=\"edges\">\n");
     for (edge, path) in graph.edges.iter().zip(&placed.edges) {
-        let is_pack = graph.node(&edge.destination).is_some_and(|n| matches!(n.kind, NodeKind::Pack));
+        let is_pack = matches!(kinds.get(edge.destination.0.as_str()), Some(NodeKind::Pack));
         let slot = if is_pack { edge.slot } else { None };
         write_edge(&mut out, &placed, path, slot);
     }
