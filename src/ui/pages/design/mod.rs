@@ -1,5 +1,5 @@
 //! Design: edit a custom task graph (node-link JSON, as the reference and the CLI read it), with live
-//! validation located on nodes, a layout-rs drawing, and generation of samples from the graph; plus a box to
+//! validation located on nodes, a layered drawing, and generation of samples from the graph; plus a box to
 //! paste a Python function and run it or turn it into a tracing task.
 
 use leptos::prelude::*;
