@@ -2,8 +2,8 @@
 //! where it finishes in reasonable time, for the former layout-rs drawing.
 //!
 //! Rows: the first 50, 100 and 150 nodes of the reference's 325-node example and the whole of it (read from
-//! `--reference-dag`), then seeded random DAGs of 1,000, 3,000 and 10,000 scalar tasks (each node takes one
-//! or two inputs among the 12 nodes before it).
+//! `--reference-dag`), then seeded random DAGs of 1,000, 3,000, 10,000 and 20,000 (the limit) scalar tasks
+//! (each node takes one or two inputs among the 12 nodes before it).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +48,7 @@ pub fn run(args: &LayoutArgs) -> ExitCode {
         },
         Err(e) => println!("reference rows skipped: {e}"),
     }
-    for n in [1_000, 3_000, 10_000] {
+    for n in [1_000, 3_000, 10_000, 20_000] {
         rows.push(("random DAG (seed 1)".to_string(), random_dag(n, 1)));
     }
 

@@ -125,8 +125,7 @@ pub fn layout(graph: &TaskGraph, options: &LayoutOptions) -> Result<Layout, Rend
     let self_loop: Vec<bool> = edges.iter().map(|&(s, t)| s == t).collect();
     let ranks = rank_nodes(n, &dag, &self_loop);
 
-    let layered = Layered::build(n, &ranks, &dag, &self_loop, &extents, options)?;
-    let mut layered = layered;
+    let mut layered = Layered::build(n, &ranks, &dag, &self_loop, &extents, options)?;
     layered.order();
     let cross = layered.place();
     Ok(layered.finish(graph, &cross, &edges, &reversed, options.direction))
