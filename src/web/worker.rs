@@ -1,4 +1,4 @@
-//! Running `ui::model::jobs` away from the page: `serve` is the Web Worker's side (it answers `ToWorker` messages,
+//! Running `app::jobs` away from the page: `serve` is the Web Worker's side (it answers `ToWorker` messages,
 //! advancing each job one slice at a time so a `Cancel` is read between slices), `JobRunner` is the page's side
 //! (it starts the worker once and routes `FromWorker` messages to the job that asked). Where a worker cannot
 //! start, `JobRunner` runs the same slices on the main thread, yielding to the browser between them.
@@ -11,7 +11,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::engine::tasks::registry::{builtin, Registry};
-use crate::ui::model::jobs::{FromWorker, Job, JobRequest, ToWorker};
+use crate::app::jobs::{FromWorker, Job, JobRequest, ToWorker};
 
 /// The worker's loader, beside `index.html` (Trunk's `data-loader-shim`).
 const WORKER_SCRIPT: &str = "./arbigraph-worker_loader.js";

@@ -1,6 +1,7 @@
 //! Tidy checks on the source tree: the engine imports no web crate and does no IO, each engine module imports
 //! only the modules below it (the layering in ARCHITECTURE.md), only `render` touches the layout crates, `web`
-//! never reaches into `ui`, every file says what it owns, and no test is skipped or expected to panic.
+//! never reaches into `ui`, `app` needs no browser, every file says what it owns, and no test is skipped or
+//! expected to panic.
 //! The checker is tested on planted violations, so a rule that stopped firing would fail here.
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,8 @@ enum Place {
     Engine { module: String, super_is_engine: bool },
     /// Under `src/web/`.
     Web,
+    /// Under `src/app/`: the app's logic, which must run without a browser.
+    App,
     /// Anywhere else.
     Other,
 }
@@ -65,6 +68,9 @@ impl Place {
         }
         if relative.starts_with("src/web/") {
             return Place::Web;
+        }
+        if relative.starts_with("src/app/") {
+            return Place::App;
         }
         Place::Other
     }
@@ -146,8 +152,11 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
         if !in_render && LAYOUT_CRATES.iter().any(|k| names_crate(k)) {
             push(i + 1, "only engine/render lays graphs out (layout crates)".into());
         }
-        if place == Place::Web && (path_uses(code, "crate::ui") || code.contains("use crate::ui")) {
+        if place == Place::Web && path_uses(code, "crate::ui") {
             push(i + 1, "web adapters must not reach into ui".into());
+        }
+        if place == Place::App && (path_uses(code, "crate::ui") || path_uses(code, "crate::web") || WEB_CRATES.iter().any(|k| names_crate(k))) {
+            push(i + 1, "app logic must run without a browser: no ui, web or web crates".into());
         }
     }
     out
@@ -234,6 +243,8 @@ fn checker_flags_an_agent_import_in_grade_and_layout_outside_render() {
     assert!(found.iter().all(|v| v.rule.contains("layout")));
     assert!(check_source("src/engine/render/layered.rs", layout).is_empty());
     assert!(check_source("src/engine/render.rs", layout).is_empty());
-    let web = check_source("src/web/storage.rs", "//! Storage.\nuse crate::ui::state::AppState;\n");
-    assert_eq!(rules(&web).len(), 1);
+    let web = check_source("src/web/storage.rs", "//! Storage.\nuse crate::ui::state::AppState;\nuse crate::app::jobs::Job;\n");
+    assert_eq!(rules(&web).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2]);
+    let app = check_source("src/app/editor.rs", "//! Editor.\nuse crate::web::storage;\nuse web_sys::Window;\nuse crate::engine::graph::TaskGraph;\n");
+    assert_eq!(rules(&app).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 3]);
 }

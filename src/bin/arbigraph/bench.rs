@@ -20,6 +20,8 @@ pub struct Args {
     /// Only the large custom-graph rows.
     #[arg(long)]
     graphs_only: bool,
+    #[command(flatten)]
+    layout: super::bench_layout::LayoutArgs,
 }
 
 /// The reference's published rates on a 2-vCPU machine (samples/s; chain rows in task instances/s).
@@ -36,6 +38,9 @@ fn reference_rate(family: Family, topology: &str) -> Option<f64> {
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
+    if args.layout.layout {
+        return super::bench_layout::run(&args.layout);
+    }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         return fail("--seconds must be in (0, 600]");
     }

@@ -1,4 +1,4 @@
-//! `arbigraph render`: a custom graph as SVG (layout-rs) or DOT text, after validation.
+//! `arbigraph render`: a custom graph as SVG (our layered layout) or DOT text, after validation.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> ExitCode {
         "TB" => Direction::TopToBottom,
         other => return fail(format!("--rankdir must be LR or TB, got {other}")),
     };
-    let options = RenderOptions { direction };
+    let options = RenderOptions::with_direction(direction);
     let output = match args.output.extension().and_then(|e| e.to_str()) {
         Some("dot") | Some("gv") => to_dot(&graph, &options),
         Some("svg") => match to_svg(&graph, &options) {

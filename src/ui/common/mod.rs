@@ -23,7 +23,7 @@ pub fn ErrorView(
 pub fn PromptView(
     /// The prompt's text.
     text: String,
-    /// Its roles, run-length encoded (role name, characters), as `ui::model::jobs::roles_of` makes them.
+    /// Its roles, run-length encoded (role name, characters), as `app::jobs::roles_of` makes them.
     roles: Vec<(String, u32)>,
 ) -> impl IntoView {
     let mut chars = text.chars();

@@ -12,7 +12,7 @@ use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
-use crate::ui::form::GenerateForm;
+use crate::app::form::GenerateForm;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
 use crate::web::fetch_backend::{FetchBackend, RunControl};
@@ -30,7 +30,7 @@ struct Row {
 
 fn url_param(key: &str) -> Option<String> {
     let hash = window().location().hash().ok()?;
-    crate::ui::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// The Evaluate page.

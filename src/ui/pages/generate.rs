@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 
 use crate::ui::common::{ErrorView, PromptView, RoleLegend};
-use crate::ui::model::jobs::SampleRecord;
-use crate::ui::form::{query_pairs, GenerateForm};
+use crate::app::jobs::SampleRecord;
+use crate::app::form::{query_pairs, GenerateForm};
 use crate::ui::route::hash_query;
 use crate::ui::state::{AppState, GenerationState};
 use crate::web::download::download_text;

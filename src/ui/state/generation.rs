@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::ui::form::GenerateForm;
-use crate::ui::model::jobs::{FromWorker, JobRequest, SampleRecord};
+use crate::app::form::GenerateForm;
+use crate::app::jobs::{FromWorker, JobRequest, SampleRecord};
 use crate::web::worker::{self, JobHandle};
 
 /// Progress of a running generation.

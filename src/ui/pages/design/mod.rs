@@ -1,5 +1,5 @@
 //! Design: edit a custom task graph (node-link JSON, as the reference and the CLI read it), with live
-//! validation located on nodes, a layout-rs drawing, and generation of samples from the graph; plus a box to
+//! validation located on nodes, a layered drawing, and generation of samples from the graph; plus a box to
 //! paste a Python function and run it or turn it into a tracing task.
 
 use leptos::prelude::*;
@@ -9,7 +9,7 @@ use crate::engine::graph::{self, GraphIssue, Severity, ValidGraph};
 use crate::engine::render::{to_svg, RenderOptions};
 use crate::engine::tasks::Family;
 use crate::ui::common::{ErrorView, PromptView, RoleLegend};
-use crate::ui::model::jobs::roles_of;
+use crate::app::jobs::roles_of;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
 

@@ -9,7 +9,7 @@ use crate::engine::tasks::python_trace::{TraceOptions, UserFunction};
 use crate::engine::tasks::TaskContext;
 use crate::engine::value::{Kind, Number, Value};
 use crate::ui::common::PromptView;
-use crate::ui::model::jobs::roles_of;
+use crate::app::jobs::roles_of;
 
 const EXAMPLE: &str = "def running_peak_gaps(nums: List[int]) -> List[int]:\n    best = nums[0]\n    out = []\n    for x in nums:\n        if x > best:\n            best = x\n        out.append(best - x)\n    return out\n";
 

@@ -11,7 +11,7 @@ use crate::engine::graph::{self, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::render::{self, RenderOptions};
 use crate::engine::tasks::registry::Registry;
-use crate::ui::form::GenerateForm;
+use crate::app::form::GenerateForm;
 
 /// What a job is asked to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
