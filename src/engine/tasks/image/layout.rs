@@ -11,6 +11,11 @@ use crate::engine::rng::InstanceRng;
 
 /// Pictures drawn before giving up (each with a fresh braid and fresh positions).
 pub const MAX_ATTEMPTS: u32 = 5000;
+/// After this many failed attempts the jitter shrinks by [`JITTER_SHRINK`], and again after each further run of
+/// as many: crowded pictures end up drawable, while the defaults (accepted within a few dozen attempts) never shrink.
+pub const ATTEMPTS_PER_SHRINK: u32 = 250;
+/// Factor applied to the jitter after every [`ATTEMPTS_PER_SHRINK`] failed attempts.
+pub const JITTER_SHRINK: f64 = 0.85;
 /// Smallest distance between two node centres.
 pub const MIN_NODE_DISTANCE: f64 = 2.0 * NODE_RADIUS + 18.0;
 /// Smallest distance between a node centre and an edge of another path.
@@ -25,11 +30,14 @@ pub const MIN_CROSSING_SEPARATION: f64 = 30.0;
 pub const EDGE_CLEARANCE: f64 = NODE_RADIUS + LINE_WIDTH + 4.0;
 
 /// Braid schedules tried per attempt before the attempt is abandoned.
-const SCHEDULE_TRIES: u32 = 200;
+const SCHEDULE_TRIES: u32 = 40;
 /// Re-draws of one column's jitter before the attempt is abandoned.
 const COLUMN_TRIES: u32 = 60;
 /// Horizontal jitter is capped at this share of the column gap, so x always increases along a path.
 const X_JITTER_SHARE: f64 = 0.3;
+/// Vertical jitter is capped at this share of the row gap, so crowded pictures stay drawable (no effect at the
+/// defaults: 145 px against a 174 px gap).
+const Y_JITTER_SHARE: f64 = 0.85;
 
 /// A node position in pixels (y grows downwards).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,6 +92,10 @@ pub struct Layout {
     pub figures: Figures,
     /// Pictures drawn until this one was accepted (1 = the first).
     pub attempts: u32,
+    /// The vertical jitter bound actually used, in pixels (the perturbation, capped and possibly shrunk).
+    pub jitter_y: u32,
+    /// The horizontal jitter bound actually used, in pixels.
+    pub jitter_x: u32,
 }
 
 /// Why a picture could not be drawn.
@@ -95,11 +107,16 @@ pub enum LayoutError {
 
 /// Draws a legible braided picture, redrawing up to [`MAX_ATTEMPTS`] times. `params` must pass `check`.
 pub fn draw(params: &ImageParams, rng: &mut InstanceRng) -> Result<Layout, LayoutError> {
+    let mut shrink = 1.0;
     for attempt in 1..=MAX_ATTEMPTS {
+        if attempt > 1 && (attempt - 1) % ATTEMPTS_PER_SHRINK == 0 {
+            shrink *= JITTER_SHRINK;
+        }
+        let (jitter_x, jitter_y) = jitter_bounds(params, shrink);
         let Some(braid) = sample_braid(params, rng) else { continue };
-        let Some(paths) = place(params, &braid, rng) else { continue };
+        let Some(paths) = place(params, &braid, jitter_x, jitter_y, rng) else { continue };
         if let Ok(figures) = validate(params, &paths, &braid) {
-            return Ok(Layout { paths, braid, figures, attempts: attempt });
+            return Ok(Layout { paths, braid, figures, attempts: attempt, jitter_x: jitter_x as u32, jitter_y: jitter_y as u32 });
         }
     }
     Err(LayoutError::Exhausted(MAX_ATTEMPTS))
@@ -165,16 +182,23 @@ pub fn rows_by_column(params: &ImageParams, braid: &[BraidCrossing]) -> Vec<Vec<
     out
 }
 
+/// The horizontal and vertical jitter bounds in whole pixels: the perturbation, capped by the column and row
+/// gaps, times `shrink`.
+fn jitter_bounds(params: &ImageParams, shrink: f64) -> (i64, i64) {
+    let p = f64::from(params.perturbation);
+    let x = p.min(params.column_gap() * X_JITTER_SHARE) * shrink;
+    let y = p.min(params.row_gap() * Y_JITTER_SHARE) * shrink;
+    (x.floor() as i64, y.floor() as i64)
+}
+
 /// Jittered positions column by column; a column is redrawn until its nodes keep their rows' order and apart,
 /// and the edges into it are legible. `None` when a column keeps failing.
-fn place(params: &ImageParams, braid: &[BraidCrossing], rng: &mut InstanceRng) -> Option<Vec<Vec<Point>>> {
+fn place(params: &ImageParams, braid: &[BraidCrossing], jitter_x: i64, jitter_y: i64, rng: &mut InstanceRng) -> Option<Vec<Vec<Point>>> {
     let p = params.num_paths as usize;
     let n = params.nodes_per_path as usize;
     let rows = rows_by_column(params, braid);
     let row_gap = params.row_gap();
     let column_gap = params.column_gap();
-    let jitter_y = i64::from(params.perturbation);
-    let jitter_x = i64::from(params.perturbation).min((column_gap * X_JITTER_SHARE) as i64);
     let mut paths: Vec<Vec<Point>> = vec![Vec::with_capacity(n); p];
     for column in 0..n {
         let grid_x = f64::from(MARGIN) + column as f64 * column_gap;

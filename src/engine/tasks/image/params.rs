@@ -83,7 +83,7 @@ pub struct ParamSpec {
 pub const PARAM_SPECS: [ParamSpec; 7] = [
     ParamSpec { name: "num_paths", default: 8, min: 2, max: 16, help: "paths in the picture" },
     ParamSpec { name: "nodes_per_path", default: 6, min: 2, max: 16, help: "numbered nodes on each path" },
-    ParamSpec { name: "crossing_partners", default: 2, min: 0, max: 8, help: "distinct paths each path must cross" },
+    ParamSpec { name: "crossing_partners", default: 2, min: 0, max: 4, help: "distinct paths each path must cross" },
     ParamSpec { name: "max_crossing_index_distance", default: 5, min: 1, max: 15, help: "largest start-order distance between crossing paths" },
     ParamSpec { name: "perturbation", default: 145, min: 0, max: 400, help: "largest random node displacement in pixels" },
     ParamSpec { name: "width", default: 2000, min: 400, max: 4000, help: "canvas width in pixels" },
@@ -101,6 +101,8 @@ pub const LINE_WIDTH: f64 = 4.0;
 const MIN_ROW_GAP: f64 = 60.0;
 /// Smallest horizontal gap between grid columns.
 const MIN_COLUMN_GAP: f64 = 80.0;
+/// Smallest sine of the angle at which two neighbouring paths swapping rows cross before any jitter (30 degrees).
+const MIN_SWAP_SINE: f64 = 0.5;
 
 /// A parameter set that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -179,6 +181,16 @@ impl ImageParams {
         if self.column_gap() < MIN_COLUMN_GAP {
             return infeasible(format!("{} nodes per path do not fit in a width of {} pixels", self.nodes_per_path, self.width));
         }
+        // Two neighbouring paths swapping rows cross at twice the angle of a row gap over a column gap; too flat
+        // a crossing looks like an overlap. Sine of twice the angle t: 2·tan t / (1 + tan² t).
+        let slope = self.row_gap() / self.column_gap();
+        if self.num_paths > 1 && self.crossing_partners > 0 && 2.0 * slope / (1.0 + slope * slope) < MIN_SWAP_SINE {
+            return infeasible(format!(
+                "paths {:.0} px apart and nodes {:.0} px apart would cross too flatly: raise the height or the nodes per path, or lower the paths",
+                self.row_gap(),
+                self.column_gap()
+            ));
+        }
         Ok(())
     }
 
@@ -240,5 +252,7 @@ mod tests {
         assert!(crowded.check().unwrap_err().to_string().contains("height"));
         let far = ImageParams { crossing_partners: 3, max_crossing_index_distance: 1, ..ImageParams::default() };
         assert!(far.check().unwrap_err().to_string().contains("at most 1 apart"));
+        let flat = ImageParams { num_paths: 16, ..ImageParams::default() };
+        assert!(flat.check().unwrap_err().to_string().contains("too flatly"));
     }
 }

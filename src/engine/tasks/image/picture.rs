@@ -141,6 +141,8 @@ impl Picture {
             "braid": self.layout.braid.iter().map(|c| json!({"gap": c.gap, "paths": [c.a, c.b]})).collect::<Vec<_>>(),
             "validation": {
                 "attempts": self.layout.attempts,
+                "jitter_x": self.layout.jitter_x,
+                "jitter_y": self.layout.jitter_y,
                 "min_node_distance": finite(figures.min_node_distance),
                 "min_node_clearance": finite(figures.min_node_clearance),
                 "min_edge_distance": finite(figures.min_edge_distance),
