@@ -394,7 +394,12 @@ pub fn sample_id(config: &GenerateConfig, sample: &Sample) -> String {
 
 /// FNV-1a 64-bit digest of a text: a compact fingerprint for comparing files across platforms in tests.
 pub fn fingerprint(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |acc, b| (acc ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    fingerprint_bytes(text.as_bytes())
+}
+
+/// FNV-1a 64-bit digest of bytes (a PNG, for instance).
+pub fn fingerprint_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |acc, &b| (acc ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The reference dataset used to check that native and wasm builds generate byte-identical files: a math chain
