@@ -237,6 +237,10 @@ fn datasets_carry_each_picture_once_inline_or_as_a_named_file() {
     assert_eq!(json["summary"]["image_params"]["num_paths"], 8);
     let report = dataset::inspect(&json);
     assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let mut tampered = json.clone();
+    tampered["samples"][0]["images"][0]["ground_truth"] = serde_json::json!([1, 2, 3]);
+    let report = dataset::inspect(&tampered);
+    assert!(report.problems.iter().any(|p| p.starts_with("samples[0].images[0]: ground truth")), "{:?}", report.problems);
 
     let files = RunInfo { images: ImageStorage::Files { dir: "images".into() }, ..RunInfo::default() };
     let json = dataset::to_json(&config, &samples, &files);
