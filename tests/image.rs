@@ -13,7 +13,7 @@ use arbigraph_studio::engine::tasks::Family;
 use arbigraph_studio::engine::value::{Number, Value};
 
 /// The fingerprint of `probe_png()`; the browser check compares against the same value.
-pub const PNG_PROBE_FINGERPRINT: &str = "a25963c5711a9c5a";
+pub const PNG_PROBE_FINGERPRINT: &str = "d4e4eb1566a8cf93";
 
 fn picture(params: ImageParams, seed: u64, input: i64) -> Picture {
     Traversal::new(params).picture(Number::Int(input), &mut InstanceRng::from_seed(seed)).expect("a picture")

@@ -19,6 +19,7 @@ pub fn run() -> ExitCode {
     let task = Traversal::new(params);
     println!("image pictures ({params})");
 
+    let cpu_start = cpu_seconds();
     let start = Instant::now();
     let mut pictures = Vec::with_capacity(PICTURES as usize);
     for seed in 0..PICTURES {
@@ -47,6 +48,7 @@ pub fn run() -> ExitCode {
         }
     }
     let rendered = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_start;
 
     let start = Instant::now();
     let svg_bytes: usize = pictures.iter().map(|p| p.to_svg().len()).sum();
@@ -69,10 +71,23 @@ pub fn run() -> ExitCode {
     println!("{:<26} {:>10.3} {:>12.0} {:>14}", "render PNG", rendered, n / rendered, format!("{:.0} KiB mean", png_bytes as f64 / n / 1024.0));
     println!("{:<26} {:>10.3} {:>12.0} {:>14}", "render SVG", svg_time, n / svg_time, format!("{:.0} KiB mean", svg_bytes as f64 / n / 1024.0));
     println!("{:<26} {:>10.3} {:>12.0} {:>14}", "independent checker", checked, n / checked, format!("{} of {} pass", pictures.len() - failed, pictures.len()));
-    println!("{:<26} {:>10.3}", "draw + PNG, total", drawn + rendered);
+    println!("{:<26} {:>10.3} {:>12} {:>14}", "draw + PNG, total", drawn + rendered, "", format!("{cpu:.2} s CPU"));
     match probe_png() {
         Ok(png) => println!("PNG probe fingerprint: {:016x}", fingerprint_bytes(&png)),
         Err(e) => println!("PNG probe failed: {e}"),
     }
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// CPU time used by this process so far (Linux; 0 where unknown): wall time on a shared machine overstates it.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may contain spaces), from the state on: utime and stime are the 12th and 13th.
+    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) => (user + system) / 100.0,
+        _ => 0.0,
+    }
 }
