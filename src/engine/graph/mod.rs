@@ -53,7 +53,7 @@ pub struct TaskNode {
 impl TaskNode {
     /// The family, if valid.
     pub fn family(&self) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == self.family)
+        Family::EVERY.into_iter().find(|f| f.as_str() == self.family)
     }
 
     /// The declared input kind, if present and valid.

@@ -280,7 +280,7 @@ fn check(graph: &TaskGraph, registry: &Registry) -> Checked {
             NodeKind::Task(task) => {
                 let family = task.family();
                 if family.is_none() {
-                    error(id, format!("unknown family `{}` (expected math, gsm or python)", task.family));
+                    error(id, format!("unknown family `{}` (expected math, gsm, python or image)", task.family));
                 }
                 for (name, value) in [("input_kind", &task.input_kind), ("output_kind", &task.output_kind)] {
                     if let Some(text) = value {
