@@ -110,7 +110,7 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
                         success = true;
                         break;
                     }
-                    Err(problem) => last = problem,
+                    Err(problem) => last = problem.to_string(),
                 }
             }
         }

@@ -3,12 +3,15 @@
 //!
 //! A run is a pure function of its `GenerateConfig` and the registry: every sample draws from an RNG derived
 //! from (seed, target index, sample index, attempt), so one sample can be regenerated alone (`generate_sample`)
-//! and native and wasm builds give byte-identical files. Degenerate outputs are resampled a bounded number of times.
+//! and native and wasm builds give byte-identical files. Degenerate outputs are resampled a bounded number of times:
+//! chains and multichains redraw the failing stage and back up stage by stage (`search`), the other topologies
+//! resample the whole attempt.
 
 mod baseline;
 mod chain;
 mod custom;
 mod multichain;
+mod search;
 mod structure;
 mod text;
 
@@ -24,6 +27,7 @@ use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Family, StaticInput, Task, TaskContext, TaskInfo, TaskInstance};
 use crate::engine::value::{Kind, Number, Value};
+use search::{Budget, Mode};
 
 /// The shape of the generated prompts.
 #[derive(Clone, Debug)]
@@ -61,7 +65,8 @@ pub struct GenerateConfig {
     pub families: Vec<Family>,
     pub samples_per_target: u32,
     pub seed: u64,
-    /// Attempts per sample before giving up on it (each attempt resamples everything).
+    /// Whole attempts per sample (each resamples everything); chains and multichains then get as many repair
+    /// searches, within a try budget (`search`).
     pub max_attempts: u32,
     /// Restricts targets to these task keys (empty: all eligible tasks).
     pub only_targets: Vec<String>,
@@ -86,6 +91,9 @@ pub enum GenerateError {
     TargetOutOfRange { index: usize, count: usize },
     #[error("{task}: no acceptable sample {sample_idx} after {attempts} attempts (last problem: {last})")]
     Exhausted { task: String, sample_idx: u32, attempts: u32, last: String },
+    /// A chain or multichain stage kept failing in every whole attempt and repair search.
+    #[error("{task}: no acceptable sample {sample_idx} after {attempts} attempts and {tries} repair tries: stage {stage} ({stage_task}) kept failing: {reason}")]
+    StageFailed { task: String, sample_idx: u32, stage: usize, stage_task: String, reason: String, tries: usize, attempts: u32 },
     #[error("invalid configuration: {0}")]
     Config(String),
 }
@@ -247,26 +255,55 @@ fn check_config(config: &GenerateConfig) -> Result<(), GenerateError> {
 }
 
 fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usize, target: &Rc<dyn Task>, sample_idx: u32) -> Result<Sample, GenerateError> {
+    let stage_count = match &config.topology {
+        Topology::Chain { length } => *length,
+        Topology::Multichain(structure) => structure.task_count(),
+        _ => 0,
+    };
+    let mut budget = Budget::new(search::try_budget(stage_count));
     let mut last = String::from("no attempt made");
-    for attempt in 0..config.max_attempts {
-        let mut rng = InstanceRng::for_instance(config.seed, &[target_index as u64, sample_idx as u64, attempt as u64]);
+    // Whole attempts, as the reference makes them; then, for chains and multichains whose attempts all failed
+    // (long ones), repair searches numbered after them, within the sample's try budget.
+    let repairs = if stage_count > 0 { config.max_attempts } else { 0 };
+    let mut attempts = 0;
+    for attempt in 0..config.max_attempts.saturating_add(repairs) {
+        let mode = if attempt < config.max_attempts { Mode::Single } else { Mode::Repair };
+        if mode == Mode::Repair && budget.spent() {
+            break;
+        }
+        attempts = attempt + 1;
+        let coordinates = [target_index as u64, sample_idx as u64, u64::from(attempt)];
+        let mut rng = InstanceRng::for_instance(config.seed, &coordinates);
+        let derive = |stage: usize, serial: u64| InstanceRng::for_instance(config.seed, &[coordinates[0], coordinates[1], coordinates[2], stage as u64, serial]);
         let made = match &config.topology {
-            Topology::Baseline => baseline::baseline(target, &mut rng),
-            Topology::Forgetting { distractors } => baseline::forgetting(config, registry, target, *distractors, &mut rng),
-            Topology::Chain { length } => chain::chain(config, registry, target, *length, &mut rng),
-            Topology::Multichain(structure) => multichain::multichain(structure, registry, target, &mut rng),
-            Topology::Custom(graph) => custom::custom(graph, registry, target, &mut rng),
+            Topology::Baseline => baseline::baseline(target, &mut rng).map(Some),
+            Topology::Forgetting { distractors } => baseline::forgetting(config, registry, target, *distractors, &mut rng).map(Some),
+            Topology::Chain { length } => Ok(chain::chain(config, registry, target, *length, mode, &mut rng, &derive, &mut budget)),
+            Topology::Multichain(structure) => multichain::multichain(structure, registry, target, mode, &mut rng, &derive, &mut budget),
+            Topology::Custom(graph) => custom::custom(graph, registry, target, &mut rng).map(Some),
         };
         match made {
-            Ok(mut sample) => {
+            Ok(Some(mut sample)) => {
                 sample.target_index = target_index;
                 sample.sample_idx = sample_idx;
                 return Ok(sample);
             }
+            Ok(None) => {}
             Err(problem) => last = problem,
         }
     }
-    Err(GenerateError::Exhausted { task: target.info().key.clone(), sample_idx, attempts: config.max_attempts, last })
+    match budget.stuck {
+        Some(stuck) => Err(GenerateError::StageFailed {
+            task: target.info().key.clone(),
+            sample_idx,
+            stage: stuck.stage + 1,
+            stage_task: stuck.task,
+            reason: stuck.reason,
+            tries: budget.used,
+            attempts,
+        }),
+        None => Err(GenerateError::Exhausted { task: target.info().key.clone(), sample_idx, attempts, last }),
+    }
 }
 
 /// A fresh raw input of `kind`: an int in [-100, 100], or 10 of them.
@@ -285,17 +322,30 @@ fn stage_filter(family: Family) -> Filter {
     }
 }
 
-/// Instantiates one stage and applies `filter`; returns the stage record and its prompt block. A problem is
-/// returned as text for the attempt log.
-fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), String> {
+/// Why a stage could not be made: the task tried and what went wrong.
+#[derive(Clone, Debug, PartialEq)]
+struct StageProblem {
+    task: String,
+    reason: String,
+}
+
+impl std::fmt::Display for StageProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.task, self.reason)
+    }
+}
+
+/// Instantiates one stage and applies `filter`; returns the stage record and its prompt block.
+fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), StageProblem> {
+    let problem = |reason: String| StageProblem { task: task.info().key.clone(), reason };
     let ctx = TaskContext { number, input_name, input, output_kind };
-    let instance = task.instantiate(&ctx, rng).map_err(|e| format!("{}: {e}", task.info().key))?;
+    let instance = task.instantiate(&ctx, rng).map_err(|e| problem(e.to_string()))?;
     if !filter.accepts(&instance.output, input) {
-        return Err(format!("{}: degenerate output {}", task.info().key, short_repr(&instance.output)));
+        return Err(problem(format!("degenerate output {}", short_repr(&instance.output))));
     }
     if let Some(kind) = output_kind {
         if instance.output.kind() != kind {
-            return Err(format!("{}: produced a {} where a {kind} was needed", task.info().key, instance.output.kind()));
+            return Err(problem(format!("produced a {} where a {kind} was needed", instance.output.kind())));
         }
     }
     let stage = Stage {
