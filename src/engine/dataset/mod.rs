@@ -5,9 +5,11 @@
 //! per-stage ground truths where the reference has none (forgetting). Reference files load unchanged.
 
 mod inspect;
+mod jsonl;
 mod pretty;
 
 pub use inspect::{inspect, FileKind, Inspection};
+pub use jsonl::{to_jsonl, write_jsonl};
 pub use pretty::to_pretty_string;
 
 use serde_json::{json, Map, Value as Json};
@@ -247,33 +249,6 @@ fn sample_json(config: &GenerateConfig, sample: &Sample) -> Json {
         }
     }
     Json::Object(obj)
-}
-
-/// One instance per line: `{"id", "prompt", "answer", "metadata"}`.
-pub fn to_jsonl(config: &GenerateConfig, samples: &[Sample]) -> String {
-    let mut out = String::new();
-    for sample in samples {
-        let line = json!({
-            "id": sample_id(config, sample),
-            "prompt": sample.prompt.text(),
-            "answer": sample.ground_truth.to_json(),
-            "metadata": {
-                "topology": config.topology.name(),
-                "mode": mode(config),
-                "family": sample.target.family.as_str(),
-                "task_key": sample.target.key,
-                "task_id": sample.target.task_id,
-                "task_name": sample.target.name,
-                "sample_idx": sample.sample_idx,
-                "seed": config.seed,
-                "target_output_name": sample.target_output_name,
-                "stage_ground_truths": sample.stages.iter().map(|s| (s.output_name(), s.ground_truth.to_json())).collect::<Map<_, _>>(),
-            }
-        });
-        out.push_str(&line.to_string());
-        out.push('\n');
-    }
-    out
 }
 
 /// A stable id: `<topology>/<task key>/<sample index>`.

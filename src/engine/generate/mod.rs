@@ -96,6 +96,9 @@ pub enum GenerateError {
     StageFailed { task: String, sample_idx: u32, stage: usize, stage_task: String, reason: String, tries: usize, attempts: u32 },
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// A streamed sample could not be written.
+    #[error("could not write the output: {0}")]
+    Write(String),
 }
 
 /// One task stage of a sample, in prompt order.
@@ -190,6 +193,48 @@ pub struct Sample {
     pub shape: SampleShape,
 }
 
+/// What writers need of a sample, whether it is held whole (`Sample`) or, for custom graphs streamed by
+/// `generate_each`, compiled with its prompt written on demand.
+pub trait SampleView {
+    fn target(&self) -> &TaskInfo;
+    fn sample_idx(&self) -> u32;
+    fn ground_truth(&self) -> &Value;
+    fn target_output_name(&self) -> String;
+    /// Writes the prompt text, piece by piece, in order.
+    fn write_prompt(&self, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+    /// Calls `each(output name, ground truth)` for every stage, in prompt order.
+    fn for_each_stage_output(&self, each: &mut dyn FnMut(&str, &Value) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+}
+
+impl SampleView for Sample {
+    fn target(&self) -> &TaskInfo {
+        &self.target
+    }
+
+    fn sample_idx(&self) -> u32 {
+        self.sample_idx
+    }
+
+    fn ground_truth(&self) -> &Value {
+        &self.ground_truth
+    }
+
+    fn target_output_name(&self) -> String {
+        self.target_output_name.clone()
+    }
+
+    fn write_prompt(&self, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        out(self.prompt.text())
+    }
+
+    fn for_each_stage_output(&self, each: &mut dyn FnMut(&str, &Value) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        for stage in &self.stages {
+            each(&stage.output_name(), &stage.ground_truth)?;
+        }
+        Ok(())
+    }
+}
+
 /// The targets of a run, in order.
 pub fn targets(config: &GenerateConfig, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let mut out: Vec<Rc<dyn Task>> = match &config.topology {
@@ -223,6 +268,27 @@ pub fn generate(config: &GenerateConfig, registry: &Registry, progress: &mut dyn
         }
     }
     Ok(samples)
+}
+
+/// Generates every sample of a run and hands each to `each` as soon as it is made, so a run never holds more
+/// than one sample. Custom-graph samples are handed over compiled (their prompt is written on demand, see
+/// `SampleView::write_prompt`), so even a million-node sample stays small. Returns the number of samples.
+pub fn generate_each(config: &GenerateConfig, registry: &Registry, progress: &mut dyn FnMut(usize, usize), each: &mut dyn FnMut(&dyn SampleView) -> Result<(), GenerateError>) -> Result<usize, GenerateError> {
+    check_config(config)?;
+    let targets = targets(config, registry)?;
+    let total = targets.len() * config.samples_per_target as usize;
+    let mut done = 0;
+    for (target_index, target) in targets.iter().enumerate() {
+        for sample_idx in 0..config.samples_per_target {
+            match &config.topology {
+                Topology::Custom(graph) => each(&compile_for(config, graph, registry, target_index, target, sample_idx)?)?,
+                _ => each(&generate_for(config, registry, target_index, target, sample_idx)?)?,
+            }
+            done += 1;
+            progress(done, total);
+        }
+    }
+    Ok(done)
 }
 
 /// Regenerates one sample alone; identical to the same sample of a full run.
@@ -306,6 +372,23 @@ fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usiz
     }
 }
 
+/// A custom-graph sample compiled without its task blocks (`generate_for` makes the same sample in full).
+fn compile_for<'g>(config: &GenerateConfig, graph: &'g ValidGraph, registry: &Registry, target_index: usize, target: &Rc<dyn Task>, sample_idx: u32) -> Result<custom::Compiled<'g>, GenerateError> {
+    let mut last = String::from("no attempt made");
+    for attempt in 0..config.max_attempts {
+        let mut rng = InstanceRng::for_instance(config.seed, &[target_index as u64, sample_idx as u64, u64::from(attempt)]);
+        match custom::compile(graph, registry, target, &mut rng, false) {
+            Ok(mut compiled) => {
+                compiled.target_index = target_index;
+                compiled.sample_idx = sample_idx;
+                return Ok(compiled);
+            }
+            Err(problem) => last = problem,
+        }
+    }
+    Err(GenerateError::Exhausted { task: target.info().key.clone(), sample_idx, attempts: config.max_attempts, last })
+}
+
 /// A fresh raw input of `kind`: an int in [-100, 100], or 10 of them.
 fn random_input(kind: Kind, rng: &mut InstanceRng) -> Value {
     match kind {
@@ -335,8 +418,8 @@ impl std::fmt::Display for StageProblem {
     }
 }
 
-/// Instantiates one stage and applies `filter`; returns the stage record and its prompt block.
-fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), StageProblem> {
+/// Instantiates one stage and applies `filter` and the required output kind.
+fn instantiate(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<TaskInstance, StageProblem> {
     let problem = |reason: String| StageProblem { task: task.info().key.clone(), reason };
     let ctx = TaskContext { number, input_name, input, output_kind };
     let instance = task.instantiate(&ctx, rng).map_err(|e| problem(e.to_string()))?;
@@ -348,6 +431,12 @@ fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, ou
             return Err(problem(format!("produced a {} where a {kind} was needed", instance.output.kind())));
         }
     }
+    Ok(instance)
+}
+
+/// Instantiates one stage and applies `filter`; returns the stage record and its prompt block.
+fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), StageProblem> {
+    let instance = instantiate(task, number, input_name, input, output_kind, filter, rng)?;
     let stage = Stage {
         number,
         info: task.info().clone(),
