@@ -9,9 +9,9 @@
 use std::rc::Rc;
 
 use super::search::{search, Budget, Mode, Round, Stages, Stuck};
-use super::text::{chain_preamble, conditions, static_lines};
+use super::text::{chain_preamble, conditions, join_owned, static_lines};
 use super::{random_input, run_stage, stage_filter, GenerateConfig, Sample, SampleShape, Stage};
-use crate::engine::prompt::{join_blocks, Prompt};
+use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Task, TaskInstance};
@@ -178,7 +178,7 @@ fn assemble(target: &Rc<dyn Task>, made: Vec<(Stage, TaskInstance)>) -> Sample {
         sample_idx: 0,
         target: target.info().clone(),
         chain_input,
-        prompt: join_blocks(&blocks),
+        prompt: join_owned(blocks),
         ground_truth: last.ground_truth.clone(),
         target_output_name: last.output_name(),
         stages,

@@ -11,10 +11,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::text::{conditions, graph_preamble, pick_line, recombination_paragraph, recombine, static_lines};
+use super::text::{conditions, graph_preamble, join_owned, pick_line, recombination_paragraph, recombine, static_lines};
 use super::{instantiate, random_input, run_stage, stage_filter, AdapterRecord, GenerateError, RootInput, Sample, SampleShape, SampleView, Stage};
 use crate::engine::graph::{NodeKind, ValidGraph};
-use crate::engine::prompt::{join_blocks, Prompt};
+use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Family, StaticInput, Task, TaskInfo, TaskInstance};
@@ -412,7 +412,7 @@ impl Compiled<'_> {
             sample_idx: self.sample_idx,
             target: self.target.info().clone(),
             chain_input: roots.first().map(|r| r.value.clone()).unwrap_or_else(|| first.input_value.clone()),
-            prompt: join_blocks(&parts),
+            prompt: join_owned(parts),
             ground_truth: target_stage.ground_truth.clone(),
             target_output_name: target_stage.output_name(),
             stages,

@@ -8,9 +8,9 @@ use std::rc::Rc;
 
 use super::search::{search, Budget, Mode, Round, Stages};
 use super::structure::{Structure, StructureItem};
-use super::text::{conditions, expansion_paragraph, graph_preamble, recombination_paragraph, recombine, static_lines};
+use super::text::{conditions, expansion_paragraph, graph_preamble, join_owned, recombination_paragraph, recombine, static_lines};
 use super::{random_input, run_stage, stage_filter, Branch, BranchBlock, Sample, SampleShape, Stage};
-use crate::engine::prompt::{join_blocks, Prompt};
+use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Family, Task, TaskInfo, TaskInstance};
@@ -346,7 +346,7 @@ fn assemble(places: &[(Family, Place)], target: &Rc<dyn Task>, made: Vec<(Stage,
         sample_idx: 0,
         target: target.info().clone(),
         chain_input,
-        prompt: join_blocks(&all),
+        prompt: join_owned(all),
         ground_truth: last.ground_truth.clone(),
         target_output_name: last.output_name(),
         stages,
