@@ -20,6 +20,9 @@ pub struct Args {
     /// Only the large custom-graph rows.
     #[arg(long)]
     graphs_only: bool,
+    /// How generation scales instead: long chains, a 200-task multichain, 10,000- to 1,000,000-node graphs.
+    #[arg(long)]
+    scale: bool,
 }
 
 /// The reference's published rates on a 2-vCPU machine (samples/s; chain rows in task instances/s).
@@ -36,6 +39,9 @@ fn reference_rate(family: Family, topology: &str) -> Option<f64> {
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
+    if args.scale {
+        return super::bench_scale::run();
+    }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         return fail("--seconds must be in (0, 600]");
     }

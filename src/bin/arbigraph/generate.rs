@@ -52,14 +52,30 @@ pub struct Args {
     /// Output file: `.json` (reference layout) or `.jsonl` (one instance per line); `-` for stdout JSON.
     #[arg(short, long)]
     output: PathBuf,
+    /// When done, print the process's peak resident memory on stderr (Linux; `bench --scale` reads it).
+    #[arg(long)]
+    peak_memory: bool,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
-    match build(&args) {
+    let code = match build(&args) {
         Ok(code) => code,
         Err(message) => fail(message),
+    };
+    if args.peak_memory {
+        match peak_kib() {
+            Some(kib) => eprintln!("peak memory: {kib} KiB"),
+            None => eprintln!("peak memory: unknown on this system"),
+        }
     }
+    code
+}
+
+/// `VmHWM` of this process, in KiB.
+fn peak_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 fn build(args: &Args) -> Result<ExitCode, String> {
