@@ -231,6 +231,21 @@ mod tests {
         check_long_chain(&chain_config(Family::Python, 256, &target, 2), 256);
     }
 
+    #[test]
+    fn python_chains_whose_lists_collapse_are_made_by_fresh_repair_attempts() {
+        // Samples that one repair attempt with the whole budget could not make (the lists of these chains
+        // collapse into degenerate short lists after a few dozen stages).
+        let registry = builtin();
+        let mut config = GenerateConfig::new(Topology::Chain { length: 64 }, vec![Family::Python]);
+        config.samples_per_target = 1;
+        let targets = super::super::targets(&config, &registry).expect("targets");
+        for (index, key) in [(4, "python.004_visible_towers"), (7, "python.007_widest_ramp_total"), (11, "python.011_tallest_skyline")] {
+            assert_eq!(targets[index].info().key, key);
+            let sample = generate_sample(&config, &registry, index, 0).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(sample.stages.len(), 64);
+        }
+    }
+
     /// A scalar task whose output is always 0, which every chain filter rejects.
     struct AlwaysZero(TaskInfo);
 

@@ -345,13 +345,16 @@ fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usiz
     let mut budget = Budget::new(search::try_budget(stage_count));
     let mut last = String::from("no attempt made");
     // Whole attempts, as the reference makes them; then, for chains and multichains whose attempts all failed
-    // (long ones), repair searches numbered after them, within the sample's try budget.
+    // (long ones), repair searches numbered after them, each with a share of the sample's try budget.
     let repairs = if stage_count > 0 { config.max_attempts } else { 0 };
     let mut attempts = 0;
     for attempt in 0..config.max_attempts.saturating_add(repairs) {
         let mode = if attempt < config.max_attempts { Mode::Single } else { Mode::Repair };
-        if mode == Mode::Repair && budget.spent() {
-            break;
+        if mode == Mode::Repair {
+            if budget.spent() {
+                break;
+            }
+            budget.start_attempt(search::attempt_budget(stage_count));
         }
         attempts = attempt + 1;
         let coordinates = [target_index as u64, sample_idx as u64, u64::from(attempt)];
