@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write;
 use std::rc::Rc;
 
 use super::text::{conditions, graph_preamble, join_owned, pick_line, recombination_paragraph, recombine, static_lines};
@@ -476,9 +477,12 @@ impl SampleView for Compiled<'_> {
     }
 
     fn for_each_stage_output(&self, each: &mut dyn FnMut(&str, &Value) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        let mut name = String::new();
         for (j, &i) in self.order.iter().enumerate() {
             let value = self.values[i].as_ref().expect("every task node was compiled");
-            each(&format!("task_{}_out", j + 1), value)?;
+            name.clear();
+            let _ = write!(name, "task_{}_out", j + 1);
+            each(&name, value)?;
         }
         Ok(())
     }
