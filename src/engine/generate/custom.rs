@@ -84,12 +84,16 @@ impl Roots {
     }
 }
 
+/// A task's (family, input kind, output kind), as candidate lists are asked for.
+type Shape = (Family, Option<Kind>, Option<Kind>);
+
 /// Candidate lists, asked of the registry once per distinct (family, input, output) and shared as indices.
 struct Candidates<'r> {
     registry: &'r Registry,
     tasks: Vec<Rc<dyn Task>>,
     index: HashMap<String, u16>,
-    lists: HashMap<(Family, Option<Kind>, Option<Kind>), Vec<u16>>,
+    /// A few (family, input, output) lists, looked up for every node: a short list beats hashing.
+    lists: Vec<(Shape, Vec<u16>)>,
     pinned: HashMap<(Family, i64), Option<u16>>,
 }
 
@@ -106,11 +110,16 @@ impl Candidates<'_> {
 
     /// `registry.matching(...)`, in its order.
     fn matching(&mut self, family: Family, input: Option<Kind>, output: Option<Kind>) -> &[u16] {
-        if !self.lists.contains_key(&(family, input, output)) {
-            let list: Vec<u16> = self.registry.matching(family, input, output).into_iter().map(|t| self.add(t)).collect();
-            self.lists.insert((family, input, output), list);
-        }
-        &self.lists[&(family, input, output)]
+        let key = (family, input, output);
+        let at = match self.lists.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                let list: Vec<u16> = self.registry.matching(family, input, output).into_iter().map(|t| self.add(t)).collect();
+                self.lists.push((key, list));
+                self.lists.len() - 1
+            }
+        };
+        &self.lists[at].1
     }
 
     fn pinned(&mut self, family: Family, task_id: i64) -> Option<u16> {
@@ -150,7 +159,7 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, target: &R
     roots.sort_by_key(|(i, _)| *i);
     let roots = Roots(roots);
 
-    let mut pool = Candidates { registry, tasks: Vec::new(), index: HashMap::new(), lists: HashMap::new(), pinned: HashMap::new() };
+    let mut pool = Candidates { registry, tasks: Vec::new(), index: HashMap::new(), lists: Vec::new(), pinned: HashMap::new() };
     let target_at = pool.add(target.clone());
     let mut values: Vec<Option<Value>> = vec![None; n];
     let mut made: Vec<Option<Made>> = vec![None; m];

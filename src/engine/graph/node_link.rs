@@ -593,8 +593,19 @@ pub fn write_json_string(out: &mut (impl std::fmt::Write + ?Sized), text: &str) 
 
 /// The inside of `write_json_string`: `text` escaped, without the quotes (for a string written in pieces).
 pub fn write_json_escaped(out: &mut (impl std::fmt::Write + ?Sized), text: &str) -> std::fmt::Result {
+    let bytes = text.as_bytes();
     let mut start = 0;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Skip eight bytes at a time while none of them needs escaping (prompts are long and mostly plain).
+        if i + 8 <= bytes.len() {
+            let word = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("eight bytes"));
+            if !needs_escape(word) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let escape: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
@@ -604,16 +615,33 @@ pub fn write_json_escaped(out: &mut (impl std::fmt::Write + ?Sized), text: &str)
             0x08 => Some("\\b"),
             0x0c => Some("\\f"),
             0x00..=0x1f => None,
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.write_str(&text[start..i])?;
         match escape {
             Some(e) => out.write_str(e)?,
             None => write!(out, "\\u{b:04x}")?,
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.write_str(&text[start..])
+}
+
+/// True if some byte of `word` is a control character, `"` or `\\` (the bytes JSON strings escape).
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte below 0x20 (bytes of 0x80 and above are excluded by `!word`).
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    let equal = |byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS
+    };
+    control | equal(b'"') | equal(b'\\') != 0
 }
 
 /// Writes the reference's spelling (`edges`/`destination`), plus designer positions.
@@ -809,6 +837,20 @@ mod tests {
         assert_eq!(errors.len(), 1);
         let message = errors[0].to_string();
         assert!(message.starts_with("$.nodes: the graph has more than") && message.contains("at most"), "{message}");
+    }
+
+    #[test]
+    fn long_texts_are_escaped_as_serde_json_escapes_them() {
+        let mut rng = crate::engine::rng::InstanceRng::from_seed(5);
+        let alphabet: Vec<char> = "abc xyz\n\t\"\\é∑😀\u{1}\u{1f}\u{7f}~!".chars().collect();
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 64, 300] {
+            for _ in 0..20 {
+                let text: String = (0..len).map(|_| alphabet[rng.index(alphabet.len())]).collect();
+                let mut out = String::new();
+                write_json_string(&mut out, &text).expect("a string accepts everything");
+                assert_eq!(out, serde_json::to_string(&text).expect("serializable"), "{text:?}");
+            }
+        }
     }
 }
 
