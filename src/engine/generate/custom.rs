@@ -18,7 +18,7 @@ use crate::engine::graph::{NodeKind, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
-use crate::engine::tasks::{Family, StaticInput, Task, TaskInfo, TaskInstance};
+use crate::engine::tasks::{Family, StaticInput, Task, TaskContext, TaskInfo, TaskInstance};
 use crate::engine::value::{Kind, Number, Value};
 
 /// Candidate tries per attempt: a few per task node, plus slack.
@@ -282,19 +282,24 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, target: &R
 
 impl Compiled<'_> {
     /// The RNG, task and input of position `j`'s instance, as the search instantiated it.
+    /// The search already filtered the output, so the replay only checks that it is the same.
     fn replay(&self, j: usize) -> Result<(TaskInstance, String), String> {
         let made = &self.made[j];
         let i = self.order[j];
         let number = j + 1;
         let (value, name) = node_input(self.graph, i, number, &self.values, &self.roots)?;
         let task = &self.tasks[usize::from(made.task)];
-        let required = match &self.graph.graph().nodes[i].kind {
+        let output_kind = match &self.graph.graph().nodes[i].kind {
             NodeKind::Task(node) => node.output_kind(),
             _ => None,
         };
         let mut rng = self.origin.clone();
         rng.seek(u128::from(made.position));
-        let instance = instantiate(task.as_ref(), number, &name, &value, required, stage_filter(task.info().family), &mut rng).map_err(|p| format!("{p} (when instantiated again)"))?;
+        let ctx = TaskContext { number, input_name: &name, input: &value, output_kind };
+        let instance = task.instantiate(&ctx, &mut rng).map_err(|e| format!("{}: {e} (when instantiated again)", task.info().key))?;
+        if Some(&instance.output) != self.values[i].as_ref() {
+            return Err(format!("{}: instantiated again with a different output", task.info().key));
+        }
         Ok((instance, name))
     }
 
