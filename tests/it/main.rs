@@ -11,6 +11,7 @@ mod agent_loop;
 mod agent_replay;
 mod architecture;
 mod cli;
+mod cli_scale;
 mod generation;
 mod grading_at_scale;
 mod image;

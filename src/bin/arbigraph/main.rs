@@ -11,6 +11,7 @@ mod bench;
 mod bench_image;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench_layout;
+mod bench_scale;
 #[cfg(not(target_arch = "wasm32"))]
 mod eval;
 #[cfg(not(target_arch = "wasm32"))]
