@@ -8,7 +8,8 @@
 //! (`grade::collect`) and per-node grading at the end. Context strategies (`strategy`: one registry, one file per
 //! strategy) decide which messages each request carries and may ask for auxiliary calls; the transcript always
 //! keeps everything. `chat` holds the domain request and reply types and `openai_wire` alone maps them to JSON.
-//! `endpoint` holds where to send, with the key as a `Secret`.
+//! `endpoint` holds where to send, with the key as a `Secret`. `probe` is the deterministic solver behind
+//! `arbigraph probe-server`, which measures what each strategy lets a model see.
 
 pub mod chat;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod driver;
 pub mod endpoint;
 pub mod error;
 pub mod openai_wire;
+pub mod probe;
 pub mod prompts;
 pub mod retry;
 pub mod session;
