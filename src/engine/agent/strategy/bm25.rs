@@ -72,13 +72,17 @@ impl Bm25 {
 
     /// The BM25 score of document `doc` for `query` (0 for an unknown id).
     pub fn score(&self, doc: usize, query: &str) -> f64 {
+        self.score_terms(doc, &query_terms(query), self.average_length())
+    }
+
+    fn average_length(&self) -> f64 {
+        self.lengths.iter().sum::<usize>() as f64 / (self.docs.len() as f64).max(1.0)
+    }
+
+    fn score_terms(&self, doc: usize, terms: &[String], avg: f64) -> f64 {
         let Some(counts) = self.docs.get(doc) else { return 0.0 };
         let n = self.docs.len() as f64;
-        let avg = self.lengths.iter().sum::<usize>() as f64 / n.max(1.0);
         let len = self.lengths[doc] as f64;
-        let mut terms = tokenize(query);
-        terms.sort();
-        terms.dedup();
         terms
             .iter()
             .filter_map(|t| {
@@ -93,10 +97,20 @@ impl Bm25 {
     /// Documents among `candidates` with a positive score for `query`, best first (ties: the later document
     /// first, since newer evidence is more likely current).
     pub fn rank(&self, query: &str, candidates: impl IntoIterator<Item = usize>) -> Vec<(usize, f64)> {
-        let mut scored: Vec<(usize, f64)> = candidates.into_iter().map(|d| (d, self.score(d, query))).filter(|(_, s)| *s > 0.0).collect();
+        let terms = query_terms(query);
+        let avg = self.average_length();
+        let mut scored: Vec<(usize, f64)> = candidates.into_iter().map(|d| (d, self.score_terms(d, &terms, avg))).filter(|(_, s)| *s > 0.0).collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
         scored
     }
+}
+
+/// The distinct terms of a query.
+fn query_terms(query: &str) -> Vec<String> {
+    let mut terms = tokenize(query);
+    terms.sort();
+    terms.dedup();
+    terms
 }
 
 #[cfg(test)]
