@@ -16,4 +16,6 @@ mod grading_at_scale;
 mod math_reference;
 mod python_conformance;
 mod python_semantics;
+mod strategies_cli;
+mod strategies_probe;
 mod tasks;
