@@ -73,8 +73,8 @@ fn every_strategy_runs_through_eval_against_the_probe_server_and_compares_in_one
     let mut outputs: Vec<PathBuf> = Vec::new();
     for info in registry() {
         let spec = match info.name {
-            "summary" => "summary:trigger_tokens=2500,keep_exchanges=2".to_string(),
-            "mask+summary" => "mask+summary:keep=2,trigger_tokens=2500,keep_exchanges=2".to_string(),
+            "summary" => "summary:trigger_tokens=1200,keep_exchanges=2".to_string(),
+            "mask+summary" => "mask+summary:keep=2,trigger_tokens=1200,keep_exchanges=2".to_string(),
             name => name.to_string(),
         };
         let output = dir.join(format!("{}.json", info.name.replace('+', "-")));

@@ -97,8 +97,8 @@ fn every_strategy_runs_to_the_end_and_graph_keeps_what_each_task_reads() {
     for info in registry() {
         let strategy = match info.name {
             // Small thresholds so that the summaries actually happen on these short runs.
-            "summary" => Strategy::parse("summary:trigger_tokens=3000,keep_exchanges=2").unwrap(),
-            "mask+summary" => Strategy::parse("mask+summary:keep=2,trigger_tokens=3000,keep_exchanges=2").unwrap(),
+            "summary" => Strategy::parse("summary:trigger_tokens=1500,keep_exchanges=2").unwrap(),
+            "mask+summary" => Strategy::parse("mask+summary:keep=2,trigger_tokens=1500,keep_exchanges=2").unwrap(),
             name => Strategy::parse(name).unwrap(),
         };
         let records = run(&data, &strategy, 2, None);

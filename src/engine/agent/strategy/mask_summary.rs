@@ -1,5 +1,5 @@
 //! `mask+summary`: the hybrid "The Complexity Trap" (2025) found cheapest: observation masking on every
-//! request, and summarisation of the masked history when even the masked request would exceed the threshold.
+//! request, and summarisation of the masked history when even the masked history would exceed the threshold.
 
 use super::summary::{Limits, SummaryState};
 use super::{mask, ContextInput, Plan};

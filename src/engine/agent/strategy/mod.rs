@@ -60,20 +60,20 @@ pub enum Strategy {
         /// Exchanges kept.
         exchanges: u64,
     },
-    /// LLM summarisation of older history once a request would exceed a threshold.
+    /// LLM summarisation of older history once it would exceed a threshold.
     Summary {
-        /// Requests estimated above this many tokens trigger a summary.
+        /// History after the task prompt estimated above this many tokens triggers a summary.
         trigger_tokens: u64,
         /// Latest exchanges never folded into the summary.
         keep_exchanges: u64,
         /// Completion limit of the summary call.
         summary_tokens: u64,
     },
-    /// Observation masking first, summarisation when the masked request still exceeds the threshold.
+    /// Observation masking first, summarisation when the masked history still exceeds the threshold.
     MaskSummary {
         /// Tool results kept verbatim.
         keep: u64,
-        /// Requests estimated above this many tokens trigger a summary.
+        /// History after the task prompt estimated above this many tokens triggers a summary.
         trigger_tokens: u64,
         /// Latest exchanges never folded into the summary.
         keep_exchanges: u64,
@@ -112,8 +112,13 @@ pub struct StrategyInfo {
 
 const BUDGET: ParamInfo = ParamInfo { key: "budget_tokens", default: DEFAULT_ACG_BUDGET, min: 100, max: 10_000_000, description: "token cap of the rendered view" };
 const KEEP: ParamInfo = ParamInfo { key: "keep", default: 10, min: 0, max: 1_000_000, description: "latest tool results kept verbatim" };
-const TRIGGER: ParamInfo =
-    ParamInfo { key: "trigger_tokens", default: 16_000, min: 200, max: 100_000_000, description: "summarise when a request is estimated above this many tokens" };
+const TRIGGER: ParamInfo = ParamInfo {
+    key: "trigger_tokens",
+    default: 8_000,
+    min: 100,
+    max: 100_000_000,
+    description: "summarise when the history after the task prompt is estimated above this many tokens",
+};
 const KEEP_EXCHANGES: ParamInfo =
     ParamInfo { key: "keep_exchanges", default: 4, min: 1, max: 1_000_000, description: "latest exchanges never folded into the summary" };
 const SUMMARY_TOKENS: ParamInfo = ParamInfo { key: "summary_tokens", default: 1_024, min: 32, max: 1_000_000, description: "completion limit of the summary call" };
@@ -139,12 +144,12 @@ pub const REGISTRY: &[StrategyInfo] = &[
     },
     StrategyInfo {
         name: "summary",
-        description: "LLM summarisation: older history condensed by an extra call to the same endpoint once a request grows too large",
+        description: "LLM summarisation: older history condensed by an extra call to the same endpoint once it grows too large",
         params: &[TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
     },
     StrategyInfo {
         name: "mask+summary",
-        description: "observation masking, then summarisation when the masked request still grows too large",
+        description: "observation masking, then summarisation when the masked history still grows too large",
         params: &[KEEP, TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
     },
     StrategyInfo {
@@ -675,7 +680,7 @@ mod tests {
             Strategy::from_parts("summary", &parts),
             Ok(Strategy::Summary { trigger_tokens: 1000, keep_exchanges: 4, summary_tokens: 1024 })
         );
-        assert_eq!(Strategy::parse("mask+summary:keep=2").map(|s| s.to_string()).as_deref(), Ok("mask+summary:keep=2,trigger_tokens=16000,keep_exchanges=4,summary_tokens=1024"));
+        assert_eq!(Strategy::parse("mask+summary:keep=2").map(|s| s.to_string()).as_deref(), Ok("mask+summary:keep=2,trigger_tokens=8000,keep_exchanges=4,summary_tokens=1024"));
     }
 
     #[test]

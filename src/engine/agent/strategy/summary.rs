@@ -1,10 +1,12 @@
 //! `summary`: LLM summarisation, the compaction of OpenHands' condensers, ACON and the agent CLIs'
-//! auto-compact. While the next request is estimated under a threshold it is the whole conversation; once it
-//! would exceed the threshold, older history (everything but the latest exchanges, and the previous summary)
-//! is sent to the same endpoint in an auxiliary call, and its reply replaces that history in every later
-//! request. The summary call and its tokens are recorded apart from the agent's turns.
+//! auto-compact. While the conversation after the task prompt is estimated under a threshold, the request is the
+//! whole conversation; once it would exceed the threshold, older history (everything but the latest exchanges,
+//! and the previous summary) is sent to the same endpoint in an auxiliary call, and its reply replaces that
+//! history in every later request. The threshold counts what can be summarised, not the fixed prompt, so one
+//! setting behaves alike on a 200-token baseline prompt and a 10,000-token chain. The summary call and its
+//! tokens are recorded apart from the agent's turns.
 
-use super::{exchanges, head, AuxiliaryRequest, ContextInput, Plan};
+use super::{exchanges, head, message_tokens, AuxiliaryRequest, ContextInput, Plan};
 use crate::engine::agent::chat::RequestKind;
 use crate::engine::agent::prompts::{summary_message, summary_request, EMPTY_SUMMARY, SUMMARY_SYSTEM_PROMPT};
 use crate::engine::agent::{Message, Role};
@@ -13,7 +15,7 @@ use serde_json::{json, Value};
 /// The summary strategies' thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Requests estimated above this trigger a summary.
+    /// History after the task prompt estimated above this triggers a summary.
     pub trigger_tokens: u64,
     /// Latest exchanges never folded.
     pub keep_exchanges: u64,
@@ -46,10 +48,12 @@ impl SummaryState {
         }
     }
 
-    /// The request, or a summary call first when it would exceed the threshold and there is history to fold.
+    /// The request, or a summary call first when its history (everything after the task prompt, the current
+    /// summary included) would exceed the threshold and there is history to fold.
     pub fn plan(&self, input: &ContextInput<'_>, base: Vec<Message>, limits: Limits) -> Plan {
         let request = self.compose(&base);
-        if input.estimator.request(&request) <= limits.trigger_tokens {
+        let history = input.estimator.scale(request.iter().skip(2).map(message_tokens).sum());
+        if history <= limits.trigger_tokens {
             return Plan::Send(request);
         }
         let cut = fold_cut(&base, limits.keep_exchanges);
