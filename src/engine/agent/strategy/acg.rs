@@ -98,15 +98,21 @@ impl AcgGraph {
         AcgGraph { requirements: requirements_of(&spec.prompt, &spec.expected), units: Vec::new(), edges: Vec::new(), index: Bm25::new() }
     }
 
-    fn add(&mut self, kind: UnitKind, turn: usize, message_index: usize, parent: Option<usize>, anchors: Vec<String>, rejected: Vec<String>, text: String) -> usize {
+    /// Adds a unit (its `id` is assigned here), indexes it and links it to its parent.
+    fn add(&mut self, mut unit: EvidenceUnit) -> usize {
         let id = self.units.len();
-        let indexed = self.index.add(&text);
+        let indexed = self.index.add(&unit.text);
         debug_assert_eq!(indexed, id);
-        if let Some(p) = parent {
+        if let Some(p) = unit.parent {
             self.edges.push((p, id));
         }
-        self.units.push(EvidenceUnit { id, kind, turn, message_index, parent, anchors, rejected, text });
+        unit.id = id;
+        self.units.push(unit);
         id
+    }
+
+    fn unit(kind: UnitKind, turn: usize, message_index: usize, parent: Option<usize>, text: String) -> EvidenceUnit {
+        EvidenceUnit { id: 0, kind, turn, message_index, parent, anchors: Vec::new(), rejected: Vec::new(), text }
     }
 
     fn turn_unit(&self, message_index: usize) -> Option<usize> {
@@ -115,10 +121,11 @@ impl AcgGraph {
 
     /// Records an assistant turn and the answers it set (each anchored to its label).
     pub fn observe_turn(&mut self, event: &TurnEvent<'_>) {
-        let turn = self.add(UnitKind::Turn, event.turn, event.message_index, None, Vec::new(), Vec::new(), event.content.to_string());
+        let turn = self.add(Self::unit(UnitKind::Turn, event.turn, event.message_index, None, event.content.to_string()));
         for name in event.updated {
             if let Some(answer) = event.answers.get(name) {
-                self.add(UnitKind::Answer, event.turn, event.message_index, Some(turn), vec![name.clone()], Vec::new(), format!("{name} = {}", answer.answer));
+                let text = format!("{name} = {}", answer.answer);
+                self.add(EvidenceUnit { anchors: vec![name.clone()], ..Self::unit(UnitKind::Answer, event.turn, event.message_index, Some(turn), text) });
             }
         }
     }
@@ -126,22 +133,20 @@ impl AcgGraph {
     /// Records a tool call and its observation; the observation inherits the call's anchors.
     pub fn observe_call(&mut self, event: &CallEvent<'_>) {
         let parent = self.turn_unit(event.assistant_index);
-        let call = self.add(
-            UnitKind::Call,
-            event.turn,
-            event.assistant_index,
-            parent,
-            event.anchors.to_vec(),
-            event.rejected.to_vec(),
-            format!("{} {}", event.name, event.arguments),
-        );
-        self.add(UnitKind::Observation, event.turn, event.result_index, Some(call), event.anchors.to_vec(), Vec::new(), event.result.to_string());
+        let text = format!("{} {}", event.name, event.arguments);
+        let call = self.add(EvidenceUnit {
+            anchors: event.anchors.to_vec(),
+            rejected: event.rejected.to_vec(),
+            ..Self::unit(UnitKind::Call, event.turn, event.assistant_index, parent, text)
+        });
+        let observation = Self::unit(UnitKind::Observation, event.turn, event.result_index, Some(call), event.result.to_string());
+        self.add(EvidenceUnit { anchors: event.anchors.to_vec(), ..observation });
     }
 
     /// Records a repair message (unassigned, linked to the turn it answers).
     pub fn observe_repair(&mut self, turn: usize, message_index: usize, text: &str) {
         let parent = message_index.checked_sub(1).and_then(|i| self.turn_unit(i));
-        self.add(UnitKind::Repair, turn, message_index, parent, Vec::new(), Vec::new(), text.to_string());
+        self.add(Self::unit(UnitKind::Repair, turn, message_index, parent, text.to_string()));
     }
 
     fn neighbours(&self, id: usize) -> impl Iterator<Item = usize> + '_ {

@@ -36,9 +36,10 @@ use std::ops::Range;
 pub const DEFAULT_ACG_BUDGET: u64 = 5_000;
 
 /// A context strategy with its parameters (see [`registry`] for what each one means).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Strategy {
     /// The whole conversation every turn (the reference).
+    #[default]
     Full,
     /// The former simplified execution record: prompt + priority-ordered view + latest exchange.
     AcgLite {
@@ -307,12 +308,6 @@ impl Strategy {
     /// The parameters as a JSON object (`strategy_params` in results files).
     pub fn params_json(&self) -> Value {
         Value::Object(self.params().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<String, Value>>())
-    }
-}
-
-impl Default for Strategy {
-    fn default() -> Strategy {
-        Strategy::Full
     }
 }
 
