@@ -8,7 +8,7 @@ use arbigraph_studio::engine::agent::probe::{Probe, ProbeOptions};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn samples_of(path: &PathBuf) -> Result<Vec<Value>, String> {
+fn samples_of(path: &Path) -> Result<Vec<Value>, String> {
     let text = super::files::read_text(path)?;
     if let Ok(json) = serde_json::from_str::<Value>(&text) {
         return json.get("samples").and_then(Value::as_array).cloned().ok_or_else(|| format!("{}: no `samples` array", path.display()));
