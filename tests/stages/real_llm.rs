@@ -79,14 +79,17 @@ fn a_real_model_goes_through_the_tool_protocol_with_every_strategy() {
     let data = dataset(&work);
     let binary = arbigraph_binary();
     let mut summarised = 0;
+    let mut reached_fourth_turn = false;
     for info in registry() {
         let strategy = info.name;
         let spec = match strategy {
-            "summary" => "summary:trigger_tokens=200,keep_exchanges=1,summary_tokens=96".to_string(),
-            "mask+summary" => "mask+summary:keep=1,trigger_tokens=200,keep_exchanges=1,summary_tokens=96".to_string(),
+            "summary" => "summary:trigger_tokens=50,keep_exchanges=1,summary_tokens=96".to_string(),
+            "mask+summary" => "mask+summary:keep=1,trigger_tokens=50,keep_exchanges=1,summary_tokens=96".to_string(),
             "window" => "window:exchanges=2".to_string(),
             name => name.to_string(),
         };
+        // The summary strategies get a fourth turn: by then three exchanges exceed their 50-token threshold.
+        let turns = if strategy.contains("summary") { "4" } else { "3" };
         let output = work.join(format!("results-{}.json", strategy.replace('+', "-")));
         let mut eval = Command::new(&binary);
         eval.arg("eval")
@@ -94,7 +97,7 @@ fn a_real_model_goes_through_the_tool_protocol_with_every_strategy() {
             .arg(&data)
             .args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), "--model", "local", "--strategy", &spec])
             .args(["--concurrency", "1", "--max-tokens", "128", "--repair-max-tokens", "192", "--max-model-len", "4096"])
-            .args(["--max-turns", "3", "--timeout-secs", "180", "--max-attempts", "2", "--backoff-ms", "500"])
+            .args(["--max-turns", turns, "--timeout-secs", "180", "--max-attempts", "2", "--backoff-ms", "500"])
             .arg("-o")
             .arg(&output);
         let out = run_bounded(eval, Duration::from_secs(900));
@@ -117,6 +120,9 @@ fn a_real_model_goes_through_the_tool_protocol_with_every_strategy() {
             let auxiliary = requests.iter().filter(|r| r["kind"] != "turn").count() as u64;
             assert_eq!(usage["auxiliary_calls"].as_u64(), Some(auxiliary), "auxiliary calls counted apart");
             summarised += auxiliary;
+            if strategy.contains("summary") && turns >= 4 {
+                reached_fourth_turn = true;
+            }
             if status != "context_length_exceeded" {
                 assert_eq!(requests.len() as u64 - auxiliary, turns, "one request per turn");
                 assert_eq!(usage["reported_turns"].as_u64().unwrap() + usage["estimated_turns"].as_u64().unwrap(), turns, "usage recorded for every turn");
@@ -163,4 +169,5 @@ fn a_real_model_goes_through_the_tool_protocol_with_every_strategy() {
         }
     }
     eprintln!("auxiliary summary calls over the summary strategies' runs: {summarised}");
+    assert!(summarised > 0 || !reached_fourth_turn, "a summary strategy that reached its fourth turn summarised");
 }

@@ -116,7 +116,7 @@ const KEEP: ParamInfo = ParamInfo { key: "keep", default: 10, min: 0, max: 1_000
 const TRIGGER: ParamInfo = ParamInfo {
     key: "trigger_tokens",
     default: 8_000,
-    min: 100,
+    min: 50,
     max: 100_000_000,
     description: "summarise when the history after the task prompt is estimated above this many tokens",
 };
