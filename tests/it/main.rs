@@ -18,4 +18,6 @@ mod image;
 mod math_reference;
 mod python_conformance;
 mod python_semantics;
+mod strategies_cli;
+mod strategies_probe;
 mod tasks;
