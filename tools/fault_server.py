@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A scripted OpenAI-compatible chat endpoint that misbehaves on purpose, for the fault-injection test.
 
-Usage: python3 tools/fault_server.py [--delay-ms N] [--hang-secs S]
+Usage: python3 tools/fault_server.py [--delay-ms N] [--hang-secs S] [--faults on|off] [--no-cors]
 Prints "PORT <n>" once listening on 127.0.0.1 (a free port), then serves until killed.
+Every reply carries CORS headers (and OPTIONS preflights are answered) unless --no-cors, so a browser page on
+another origin can call it; --no-cors plays a server that forbids browser calls.
 
 POST /v1/chat/completions plays a tiny agent for prompts of the form
   "Define task_1_input = <x>.\nTask 1:\nCompute <expression in task_1_input> and call the result task_1_out.\n"
@@ -10,7 +12,10 @@ turn 1: a calculator call with the expression (x substituted); turn 2: a boxed a
 The first attempt of each (prompt, turn) may instead fail, chosen by a hash of the prompt:
 429 with Retry-After: 1, 500, a hang past the client's timeout, a dropped connection, a malformed JSON body.
 Some prompts get malformed tool arguments first, some get arguments as a JSON object, some a wrong answer.
-GET /stats returns counters and the Authorization headers seen (so a test can check the key was sent).
+GET /stats returns counters, the requests in flight, the chat requests per sample (keyed by a hash of its
+prompt) and the Authorization headers seen (so a test can check the key was sent and count requests per sample).
+GET /control?delay_ms=N&faults=on|off changes the delay before normal replies (a slow endpoint) and the
+fault injection while the server runs; GET /reset clears the counters.
 Python 3 standard library only.
 """
 
@@ -26,7 +31,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ATTEMPTS = {}
-STATS = {"requests": 0, "faults": {}, "auth": []}
+STATS = {"requests": 0, "in_flight": 0, "faults": {}, "auth": [], "per_sample": {}}
+
+
+def prompt_key(prompt):
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
 
 
 def bucket(text):
@@ -100,6 +109,8 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     delay = 0.0
     hang = 3.0
+    faults = True
+    cors = True
 
     def log_message(self, *args):
         pass
@@ -107,6 +118,7 @@ class Handler(BaseHTTPRequestHandler):
     def send_json(self, status, payload, extra=None):
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
         self.send_response(status)
+        self.send_cors()
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for k, v in (extra or {}).items():
@@ -114,10 +126,35 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def send_cors(self):
+        if Handler.cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Access-Control-Allow-Headers", "authorization, content-type, x-api-key, anthropic-dangerous-direct-browser-access")
+            self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+            self.send_header("Access-Control-Expose-Headers", "Retry-After")
+
+    def do_OPTIONS(self):
+        self.send_response(204)
+        self.send_cors()
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self):
+        query = dict(p.split("=", 1) for p in self.path.partition("?")[2].split("&") if "=" in p)
         if self.path.startswith("/stats"):
             with LOCK:
                 self.send_json(200, STATS)
+        elif self.path.startswith("/control"):
+            if "delay_ms" in query:
+                Handler.delay = float(query["delay_ms"]) / 1000.0
+            if "faults" in query:
+                Handler.faults = query["faults"] == "on"
+            self.send_json(200, {"delay_ms": Handler.delay * 1000.0, "faults": Handler.faults})
+        elif self.path.startswith("/reset"):
+            with LOCK:
+                STATS.update({"requests": 0, "faults": {}, "auth": [], "per_sample": {}})
+                ATTEMPTS.clear()
+            self.send_json(200, {"reset": True})
         else:
             self.send_json(404, {"error": {"message": "not found"}})
 
@@ -142,7 +179,17 @@ class Handler(BaseHTTPRequestHandler):
                 STATS["auth"].append(auth)
             ATTEMPTS[key] = ATTEMPTS.get(key, 0) + 1
             attempt = ATTEMPTS[key]
-        fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 else None
+            sample = prompt_key(prompt)
+            STATS["per_sample"][sample] = STATS["per_sample"].get(sample, 0) + 1
+            STATS["in_flight"] += 1
+        try:
+            self.answer(body, messages, prompt, attempt)
+        finally:
+            with LOCK:
+                STATS["in_flight"] -= 1
+
+    def answer(self, body, messages, prompt, attempt):
+        fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 and Handler.faults else None
         if fault:
             with LOCK:
                 STATS["faults"][fault] = STATS["faults"].get(fault, 0) + 1
@@ -166,16 +213,23 @@ class Handler(BaseHTTPRequestHandler):
         elif fault == "badjson":
             self.send_json(200, b"{\"choices\": [{\"message\": {\"content\": \"trunc")
         else:
-            if self.delay:
-                time.sleep(self.delay)
-            self.send_json(200, play(body))
+            if Handler.delay:
+                time.sleep(Handler.delay)
+            try:
+                self.send_json(200, play(body))
+            except OSError:
+                pass  # the client gave up (a stopped run aborts its request)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay-ms", type=float, default=0.0)
     parser.add_argument("--hang-secs", type=float, default=3.0)
+    parser.add_argument("--faults", choices=["on", "off"], default="on")
+    parser.add_argument("--no-cors", action="store_true")
     args = parser.parse_args()
+    Handler.faults = args.faults == "on"
+    Handler.cors = not args.no_cors
     Handler.delay = args.delay_ms / 1000.0
     Handler.hang = args.hang_secs
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -13,6 +13,7 @@ use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
 use crate::app::form::GenerateForm;
+use crate::app::partial_run::run_samples;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
 use crate::web::fetch_backend::{FetchBackend, RunControl};
@@ -49,7 +50,7 @@ pub fn EvaluatePage() -> impl IntoView {
     let form = RwSignal::new(GenerateForm { samples_per_target: 1, ..GenerateForm::default() });
     let loaded: RwSignal<Option<(String, Value)>> = RwSignal::new(None);
     let rows: RwSignal<Vec<Row>> = RwSignal::new(Vec::new());
-    let running = RwSignal::new(false);
+    let running = evaluation.running;
     let control = StoredValue::new_local(RunControl::default());
     let error = RwSignal::new(String::new());
 
@@ -81,6 +82,8 @@ pub fn EvaluatePage() -> impl IntoView {
             Ok(chosen) => chosen,
             Err(e) => return error.set(e.to_string()),
         };
+        // The previous run's results go now: Results must never show them as this run's.
+        state.results.set(None);
         rows.set(samples.iter().enumerate().map(|(index, s)| Row {
             index,
             task: s.get("task_name").and_then(Value::as_str).unwrap_or("?").to_string(),
@@ -97,9 +100,11 @@ pub fn EvaluatePage() -> impl IntoView {
             let header = RunHeader::new(&config, &endpoint, &format!("generated in the browser ({topology})"), &json!({}), started_at);
             let backend = FetchBackend { endpoint, timeout_ms: 600_000, control: run_control.clone() };
             let policy = RetryPolicy { max_attempts: 4, base_delay_ms: 500, max_delay_ms: 30_000 };
-            let mut results = Vec::with_capacity(samples.len());
+            let mut finished: Vec<Option<Value>> = vec![None; samples.len()];
+            state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
             for (index, sample) in samples.iter().enumerate() {
                 if run_control.is_cancelled() {
+                    rows.update(|r| r.iter_mut().skip(index).filter(|row| row.status == "queued").for_each(|row| row.status = "not run".into()));
                     break;
                 }
                 let set_status = |status: String, correct: Option<bool>, turns: usize| rows.update(|r| {
@@ -123,22 +128,24 @@ pub fn EvaluatePage() -> impl IntoView {
                     EpisodeEnd::Finished(record) => record,
                     EpisodeEnd::Cancelled => {
                         set_status("stopped".into(), None, 0);
+                        rows.update(|r| r.iter_mut().skip(index + 1).for_each(|row| row.status = "not run".into()));
                         break;
                     }
                 };
                 set_status(record.status.as_str().to_string(), Some(record.grade.correct), record.turns);
                 let timings = json!({"wall_ms": (js_sys::Date::now() - clock) as u64});
-                results.push(result_sample(sample, &record, &strategy_name, timings));
+                finished[index] = Some(result_sample(sample, &record, &strategy_name, timings));
+                state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
             }
-            state.results.set(Some(header.results_file(results)));
             running.set(false);
         });
     };
 
     let download = move |_| {
         if let Some(results) = state.results.get_untracked() {
-            if let Err(e) = download_text("results.json", "application/json", &to_pretty_string(&results)) {
-                error.set(e.to_string());
+            match download_text("results.json", "application/json", &to_pretty_string(&results)) {
+                Ok(()) => error.set(String::new()),
+                Err(e) => error.set(e.to_string()),
             }
         }
     };
@@ -147,7 +154,10 @@ pub fn EvaluatePage() -> impl IntoView {
         spawn_local(async move {
             match picked_text(&ev).await {
                 Ok((name, text)) => match serde_json::from_str::<Value>(&text) {
-                    Ok(json) => loaded.set(Some((name, json))),
+                    Ok(json) => {
+                        error.set(String::new());
+                        loaded.set(Some((name, json)));
+                    }
                     Err(e) => error.set(format!("{name}: malformed JSON at line {}, column {}: {e}", e.line(), e.column())),
                 },
                 Err(e) => error.set(e),
@@ -162,13 +172,13 @@ pub fn EvaluatePage() -> impl IntoView {
             <h1>"Evaluate an agent"</h1>
             <p class="muted">"Requests go from this tab straight to the endpoint (it must allow cross-origin requests). The API key stays in memory: it is never stored or written to any file."</p>
             <div class="panel generate-form">
-                <label>"Base URL "<input id="eval-base-url" style="width:20em" prop:value=move || endpoint.with(|e| e.base_url.clone())
+                <label>"Base URL "<input id="eval-base-url" data-testid="base-url" style="width:20em" prop:value=move || endpoint.with(|e| e.base_url.clone())
                     on:input=edit_endpoint(|e, v| e.base_url = v) /></label>
-                <label>"Model "<input id="eval-model" prop:value=move || endpoint.with(|e| e.model.clone()) on:input=edit_endpoint(|e, v| e.model = v) /></label>
-                <label>"API key "<input id="eval-key" type="password" autocomplete="off" prop:value=move || endpoint.with(|e| e.api_key.expose().to_string())
+                <label>"Model "<input id="eval-model" data-testid="model" prop:value=move || endpoint.with(|e| e.model.clone()) on:input=edit_endpoint(|e, v| e.model = v) /></label>
+                <label>"API key "<input id="eval-key" data-testid="api-key" type="password" autocomplete="off" prop:value=move || endpoint.with(|e| e.api_key.expose().to_string())
                     on:input=edit_endpoint(|e, v| e.api_key = Secret::new(v)) /></label>
                 <label>"Context strategy "
-                    <select id="eval-strategy" prop:value=move || strategy.get() on:change=move |ev| strategy.set(event_target_value(&ev))>
+                    <select id="eval-strategy" data-testid="strategy" prop:value=move || strategy.get() on:change=move |ev| strategy.set(event_target_value(&ev))>
                         {registry().iter().map(|info| view! { <option value=info.name title=info.description>{info.name}</option> }).collect_view()}
                     </select>
                 </label>
@@ -192,28 +202,30 @@ pub fn EvaluatePage() -> impl IntoView {
                     on:change=move |ev| form.update(|f| f.seed = event_target_value(&ev).parse().unwrap_or(0)) /></label>
                 <label>"or a dataset file "<input id="eval-file" type="file" accept=".json" on:change=load /></label>
                 <span class="muted">{move || loaded.get().map(|(n, _)| format!("using {n}")).unwrap_or_default()}</span>
-                <label>"first "<input id="eval-limit" type="number" min="1" style="width:5em" prop:value=move || limit.get().to_string()
+                <label>"first "<input id="eval-limit" data-testid="sample-limit" type="number" min="1" style="width:5em" prop:value=move || limit.get().to_string()
                     on:change=move |ev| limit.set(event_target_value(&ev).parse().unwrap_or(3)) />" samples"</label>
             </div>
             <p>
-                <button class="primary" id="eval-run" disabled=move || running.get() on:click=start>"Run"</button>" "
-                <button id="eval-stop" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "
-                <button id="eval-download" disabled=move || state.results.get().is_none() || running.get() on:click=download>"Download results"</button>" "
+                <button class="primary" id="eval-run" data-testid="start-run" disabled=move || running.get() on:click=start>"Run"</button>" "
+                <button id="eval-stop" data-testid="stop-run" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "
+                <button id="eval-download" data-testid="export-results" disabled=move || state.results.get().is_none() || running.get() on:click=download>"Download results"</button>" "
                 <a href="#/results">"see metrics"</a>
             </p>
             <ErrorView message=Signal::derive(move || error.get()) />
+            <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
+                value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
             <table id="eval-rows">
                 <thead><tr><th>"#"</th><th>"target"</th><th>"status"</th><th>"turns"</th><th>"correct"</th></tr></thead>
                 <tbody>
-                    {move || rows.get().into_iter().map(|r| view! {
-                        <tr class="eval-row">
+                    {move || rows.get().into_iter().map(|r| { let status = r.status.clone(); view! {
+                        <tr class="eval-row" data-testid="sample-row" data-status=status>
                             <td>{r.index}</td><td>{r.task}</td><td class="eval-status">{r.status}</td><td>{r.turns}</td>
                             <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
                         </tr>
-                    }).collect_view()}
+                    }}).collect_view()}
                 </tbody>
             </table>
-            <p id="eval-done" class="muted">{move || if !running.get() && state.results.get().is_some() { "finished" } else { "" }}</p>
+            <p id="eval-done" class="muted">{move || if !running.get() && rows.with(|r| !r.is_empty()) { if rows.with(|r| r.iter().all(|row| row.correct.is_some())) { "finished" } else { "stopped" } } else { "" }}</p>
         </section>
     }
 }
