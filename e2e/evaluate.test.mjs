@@ -16,9 +16,11 @@ before(async () => {
 });
 after(async () => { await browser?.context.close(); await server?.close(); await llm?.close(); });
 
+// Opens Evaluate afresh (leaving the page first, so it is built anew) with `samples` samples against the server.
 async function setUp(page, samples) {
+  await page.goto(`${server.url}#/about`);
   await page.goto(`${server.url}#/evaluate`);
-  await page.waitForSelector('[data-testid="start-run"]');
+  await page.waitForSelector('[data-testid="start-run"]:not([disabled])');
   await page.fill('[data-testid="base-url"]', llm.url);
   await page.fill('[data-testid="sample-limit"]', String(samples));
   await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
@@ -86,5 +88,85 @@ test('an error line goes away when the next action succeeds', async () => {
   await page.setInputFiles('#eval-file', { name: 'ok.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(dataset)) });
   await page.waitForSelector('text=using ok.json');
   assert.equal(await page.locator('.error-view').count(), 0, 'loading a good file cleared the old error');
+  assert.deepEqual(errors, []);
+});
+
+// Waits until all `n` rows of the run have ended.
+async function waitFinished(page, n, timeout = 60000) {
+  await page.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('[data-testid="sample-row"]')];
+    return rows.length === n && rows.every((r) => !['queued', 'running', 'not run', 'stopped'].includes(r.dataset.status))
+      && document.querySelector('#eval-done')?.textContent === 'finished';
+  }, n, { timeout });
+}
+
+const KEY = 'sk-test-key-never-stored-4242';
+
+async function dumpStorage(page) {
+  return page.evaluate(async () => {
+    const db = await new Promise((ok, fail) => { const r = indexedDB.open('arbigraph-runs'); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+    const out = { localStorage: JSON.stringify({ ...localStorage }), sessionStorage: JSON.stringify({ ...sessionStorage }), stores: {} };
+    for (const name of db.objectStoreNames) {
+      out.stores[name] = await new Promise((ok) => {
+        const tx = db.transaction(name, 'readonly');
+        const keys = tx.objectStore(name).getAllKeys();
+        const values = tx.objectStore(name).getAll();
+        tx.oncomplete = () => ok({ keys: keys.result, values: values.result });
+      });
+    }
+    db.close();
+    return out;
+  });
+}
+
+test('a reload mid-run resumes where it stopped: every sample once, no key stored anywhere', async () => {
+  const { page, errors } = browser;
+  const samples = 8;
+  // An uninterrupted run of the same samples gives each sample's request count.
+  await llm.control({ delay_ms: 0, faults: 'off' });
+  await llm.reset();
+  await setUp(page, samples);
+  await page.click('[data-testid="start-run"]');
+  await waitFinished(page, samples);
+  const baseline = (await llm.stats()).per_sample;
+  await llm.reset();
+
+  await llm.control({ delay_ms: 250 });
+  await setUp(page, samples);
+  await page.fill('[data-testid="api-key"]', KEY);
+  await page.click('[data-testid="start-run"]');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="sample-row"]')].filter((r) => !['queued', 'running'].includes(r.dataset.status)).length >= 3, null, { timeout: 60000 });
+  await page.reload();
+  await page.waitForSelector('[data-testid="resume-run"]', { timeout: 15000 });
+  const banner = await page.textContent('.eval-resume');
+  const done = Number(banner.match(/\((\d+) of 8 samples done/)[1]);
+  assert.ok(done >= 2 && done < samples, `resumable with ${done} samples done`);
+  await page.fill('[data-testid="api-key"]', KEY);
+  await page.click('[data-testid="resume-run"]');
+  await waitFinished(page, samples);
+  const statuses = await page.locator('[data-testid="sample-row"]').evaluateAll((rows) => rows.map((r) => r.dataset.status));
+  assert.equal(statuses.length, samples);
+  assert.ok(statuses.every((s) => !['queued', 'running', 'not run', 'stopped'].includes(s)), statuses.join(', '));
+
+  const stats = await llm.stats();
+  assert.deepEqual(Object.keys(stats.per_sample).sort(), Object.keys(baseline).sort(), 'the same samples were asked');
+  const extra = Object.entries(stats.per_sample).map(([k, n]) => n - baseline[k]);
+  console.log(`requests per sample beyond an uninterrupted run: ${extra.join(' ')}`);
+  assert.ok(extra.every((n) => n === 0 || n === 1) && extra.filter((n) => n === 1).length <= 1,
+    'no sample ran twice: at most the one request in flight at the reload was sent again');
+  assert.deepEqual(stats.auth, [`Bearer ${KEY}`], 'the key typed again was sent');
+
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-results"]');
+  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  const results = JSON.parse(text);
+  assert.equal(results.samples.length, samples);
+  assert.ok(results.samples.every((s) => s.agent_status && s.agent_status !== 'in_progress'));
+  const stored = await dumpStorage(page);
+  assert.ok(stored.stores.turns.keys.length > 0 && stored.stores.samples.keys.length >= samples, 'turns and samples are stored');
+  for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
+    assert.ok(!body.includes(KEY), `no key in ${what}`);
+  }
+  await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-light.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });

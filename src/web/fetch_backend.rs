@@ -1,7 +1,8 @@
 //! The browser's `ChatBackend`: one fetch POST per attempt to an OpenAI-compatible `/chat/completions`, with a
 //! per-request timeout and an `AbortController` per request, so a user's stop aborts the request in flight at
 //! once. Retries and waits are the engine's (`agent::driver`, `agent::retry`); the key goes only into the
-//! request's headers.
+//! request's headers. `Journaled` wraps it for one sample and writes each reply to the run store before the
+//! session consumes it, so a reload resumes from the last stored reply.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,9 +10,10 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::engine::agent::openai_wire::{parse_reply, request_json};
+use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json};
 use crate::engine::agent::retry::parse_retry_after;
-use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint};
+use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent};
+use crate::web::storage::{turn_key, Store, TURNS};
 
 /// Stops a run: sets the flag the driver checks and aborts the request in flight. Cheap to clone.
 #[derive(Clone, Default)]
@@ -125,5 +127,48 @@ impl FetchBackend {
             return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
         }
         parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() }.into())
+    }
+}
+
+/// The backend of one sample of a stored run: sends through `inner` and stores every reply (as the wire's JSON,
+/// without any header, so never the key) under `run|index|seq`, `seq` counting on from the replies already stored.
+pub struct Journaled<'a> {
+    /// The run's backend.
+    pub inner: &'a FetchBackend,
+    /// The run store.
+    pub store: &'a Store,
+    /// The run id.
+    pub run: String,
+    /// The sample's index.
+    pub index: usize,
+    /// The next reply's number.
+    pub seq: Cell<usize>,
+}
+
+impl ChatBackend for Journaled<'_> {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+        self.inner.send(request).await
+    }
+
+    async fn sleep(&self, ms: u64) {
+        self.inner.sleep(ms).await
+    }
+
+    fn jitter(&self) -> f64 {
+        self.inner.jitter()
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    async fn record(&self, event: EpisodeEvent<'_>) {
+        if let EpisodeEvent::Reply { reply, .. } = event {
+            let seq = self.seq.get();
+            self.seq.set(seq + 1);
+            let stored = reply_json(reply, &self.inner.endpoint.model, "stored");
+            // A failed write costs only a resend of this turn after a reload; the run goes on.
+            let _ = self.store.put(TURNS, &turn_key(&self.run, self.index, seq), &stored).await;
+        }
     }
 }

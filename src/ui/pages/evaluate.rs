@@ -4,19 +4,23 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::cell::Cell;
 use serde_json::{json, Value};
 
-use crate::engine::agent::strategy::{registry, Strategy};
-use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, Endpoint, EpisodeEnd, RetryPolicy, Secret};
+use crate::engine::agent::strategy::registry;
+use crate::engine::agent::openai_wire::parse_reply;
+use crate::engine::agent::{run_episode, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy, Secret};
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
 use crate::app::form::GenerateForm;
 use crate::app::partial_run::run_samples;
+use crate::app::stored_run::{latest_unfinished, RunSpec};
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
-use crate::web::fetch_backend::{FetchBackend, RunControl};
+use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
+use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
 use crate::web::files::picked_text;
 
 /// One row of the progress table.
@@ -66,25 +70,30 @@ pub fn EvaluatePage() -> impl IntoView {
         Ok((json["samples"].as_array().cloned().unwrap_or_default(), config.topology.name().to_string()))
     };
 
-    let start = move |_| {
-        error.set(String::new());
-        let (samples, topology) = match dataset_samples() {
-            Ok(s) => s,
+    // A run the last visit left unfinished (a reload, a closed tab, a stop) is offered for resuming.
+    let pending: RwSignal<Option<(RunSpec, usize)>> = RwSignal::new(None);
+    spawn_local(async move {
+        let Ok(store) = Store::open().await else { return };
+        let specs = store.scan(RUNS, "").await.unwrap_or_default();
+        let Some(spec) = latest_unfinished(specs.into_iter().filter_map(|(_, v)| serde_json::from_value(v).ok()).collect()) else { return };
+        let done = store.scan(SAMPLES, &format!("{}|", spec.id)).await.map(|r| r.len()).unwrap_or(0);
+        if !running.get_untracked() {
+            pending.set(Some((spec, done)));
+        }
+    });
+
+    // Runs `spec` (fresh, or resumed from the store): finished samples keep their stored result, a sample
+    // cut short continues from its last stored reply, the rest run from the start.
+    let execute = move |spec: RunSpec, endpoint: Endpoint| {
+        let config = match spec.config() {
+            Ok(config) => config,
             Err(e) => return error.set(e),
         };
-        let samples: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
-        let endpoint = endpoint.get_untracked();
-        let mut config = AgentConfig::for_topology(&topology);
-        config.max_tokens = max_tokens.get_untracked();
-        config.repair_max_tokens = max_tokens.get_untracked().saturating_mul(2);
-        config.max_turns = config.max_turns.min(60);
-        config.strategy = match Strategy::parse(&strategy.get_untracked()) {
-            Ok(chosen) => chosen,
-            Err(e) => return error.set(e.to_string()),
-        };
+        error.set(String::new());
+        pending.set(None);
         // The previous run's results go now: Results must never show them as this run's.
         state.results.set(None);
-        rows.set(samples.iter().enumerate().map(|(index, s)| Row {
+        rows.set(spec.samples.iter().enumerate().map(|(index, s)| Row {
             index,
             task: s.get("task_name").and_then(Value::as_str).unwrap_or("?").to_string(),
             status: "queued".into(),
@@ -96,15 +105,48 @@ pub fn EvaluatePage() -> impl IntoView {
         control.set_value(run_control.clone());
         let strategy_name = config.strategy.name().to_string();
         spawn_local(async move {
+            let mut spec = spec;
+            let samples = spec.samples.clone();
             let started_at = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
-            let header = RunHeader::new(&config, &endpoint, &format!("generated in the browser ({topology})"), &json!({}), started_at);
+            let header = RunHeader::new(&config, &endpoint, &format!("generated in the browser ({})", spec.topology), &json!({}), started_at);
             let backend = FetchBackend { endpoint, timeout_ms: 600_000, control: run_control.clone() };
             let policy = RetryPolicy { max_attempts: 4, base_delay_ms: 500, max_delay_ms: 30_000 };
+            // Without storage (a private window may refuse it) the run still goes, it just cannot be resumed.
+            let store = Store::open().await.ok();
             let mut finished: Vec<Option<Value>> = vec![None; samples.len()];
+            let mut replies: Vec<Vec<ChatReply>> = vec![Vec::new(); samples.len()];
+            if let Some(store) = &store {
+                let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
+                for (key, result) in store.scan(SAMPLES, &format!("{}|", spec.id)).await.unwrap_or_default() {
+                    if let Some(slot) = key.rsplit('|').next().and_then(|i| i.parse::<usize>().ok()).and_then(|i| finished.get_mut(i)) {
+                        *slot = Some(result);
+                    }
+                }
+                for (key, reply) in store.scan(TURNS, &format!("{}|", spec.id)).await.unwrap_or_default() {
+                    let index = key.split('|').nth(1).and_then(|i| i.parse::<usize>().ok());
+                    if let (Some(list), Ok(reply)) = (index.and_then(|i| replies.get_mut(i)), parse_reply(&reply.to_string())) {
+                        list.push(reply);
+                    }
+                }
+            }
+            rows.update(|r| {
+                for (row, result) in r.iter_mut().zip(&finished) {
+                    if let Some(result) = result {
+                        row.status = result.get("agent_status").and_then(Value::as_str).unwrap_or("done").to_string();
+                        row.correct = Some(result.get("correct").and_then(Value::as_bool).unwrap_or(false));
+                        row.turns = result.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) as usize;
+                    }
+                }
+            });
             state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
+            let mut stopped = false;
             for (index, sample) in samples.iter().enumerate() {
+                if finished[index].is_some() {
+                    continue;
+                }
                 if run_control.is_cancelled() {
                     rows.update(|r| r.iter_mut().skip(index).filter(|row| row.status == "queued").for_each(|row| row.status = "not run".into()));
+                    stopped = true;
                     break;
                 }
                 let set_status = |status: String, correct: Option<bool>, turns: usize| rows.update(|r| {
@@ -123,22 +165,72 @@ pub fn EvaluatePage() -> impl IntoView {
                 };
                 set_status("running".into(), None, 0);
                 let clock = js_sys::Date::now();
-                let (session, step) = AgentSession::start(&input, &config);
-                let record = match run_episode(&backend, session, step, &policy).await {
+                let stored = std::mem::take(&mut replies[index]);
+                let seq = stored.len();
+                let (session, step) = AgentSession::resume(&input, &config, stored);
+                let end = match &store {
+                    Some(store) => {
+                        let journaled = Journaled { inner: &backend, store, run: spec.id.clone(), index, seq: Cell::new(seq) };
+                        run_episode(&journaled, session, step, &policy).await
+                    }
+                    None => run_episode(&backend, session, step, &policy).await,
+                };
+                let record = match end {
                     EpisodeEnd::Finished(record) => record,
                     EpisodeEnd::Cancelled => {
                         set_status("stopped".into(), None, 0);
-                        rows.update(|r| r.iter_mut().skip(index + 1).for_each(|row| row.status = "not run".into()));
+                        rows.update(|r| r.iter_mut().skip(index + 1).filter(|row| row.correct.is_none()).for_each(|row| row.status = "not run".into()));
+                        stopped = true;
                         break;
                     }
                 };
                 set_status(record.status.as_str().to_string(), Some(record.grade.correct), record.turns);
                 let timings = json!({"wall_ms": (js_sys::Date::now() - clock) as u64});
-                finished[index] = Some(result_sample(sample, &record, &strategy_name, timings));
+                let result = result_sample(sample, &record, &strategy_name, timings);
+                if let Some(store) = &store {
+                    let _ = store.put(SAMPLES, &sample_key(&spec.id, index), &result).await;
+                }
+                finished[index] = Some(result);
                 state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
+            }
+            if let (Some(store), false) = (&store, stopped) {
+                spec.finished = true;
+                let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
             }
             running.set(false);
         });
+    };
+
+    let start = move |_| {
+        error.set(String::new());
+        let (samples, topology) = match dataset_samples() {
+            Ok(s) => s,
+            Err(e) => return error.set(e),
+        };
+        let endpoint = endpoint.get_untracked();
+        let spec = RunSpec {
+            id: format!("run-{}", js_sys::Date::now() as u64),
+            finished: false,
+            samples: samples.into_iter().take(limit.get_untracked().max(1)).collect(),
+            topology,
+            strategy: strategy.get_untracked(),
+            max_tokens: max_tokens.get_untracked(),
+            base_url: endpoint.base_url.clone(),
+            model: endpoint.model.clone(),
+        };
+        execute(spec, endpoint);
+    };
+
+    // Resuming takes the stored base URL and model and the key typed now (a key is never stored).
+    let resume = move |_| {
+        if let Some((spec, _)) = pending.get_untracked() {
+            endpoint.update(|e| {
+                e.base_url = spec.base_url.clone();
+                e.model = spec.model.clone();
+            });
+            limit.set(spec.samples.len());
+            execute(spec, endpoint.get_untracked());
+        }
     };
 
     let download = move |_| {
@@ -211,6 +303,12 @@ pub fn EvaluatePage() -> impl IntoView {
                 <button id="eval-download" data-testid="export-results" disabled=move || state.results.get().is_none() || running.get() on:click=download>"Download results"</button>" "
                 <a href="#/results">"see metrics"</a>
             </p>
+            {move || pending.get().map(|(spec, done)| view! {
+                <p class="eval-resume" role="status">
+                    {format!("An unfinished run ({done} of {} samples done, {}) can go on where it stopped. ", spec.samples.len(), spec.base_url)}
+                    <button data-testid="resume-run" disabled=move || running.get() on:click=resume>"Resume run"</button>
+                </p>
+            })}
             <ErrorView message=Signal::derive(move || error.get()) />
             <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
