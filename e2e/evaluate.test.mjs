@@ -170,3 +170,32 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
   await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-light.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });
+
+test('the endpoint check passes against a good server and names the CORS failure, with its fixes, against one without CORS', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 0, faults: 'off' });
+  await setUp(page, 1);
+  await page.click('[data-testid="check-endpoint"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="check-result"]').length === 3, null, { timeout: 30000 });
+  const good = await page.locator('[data-testid="check-result"]').evaluateAll((lines) => lines.map((l) => [l.dataset.ok, l.textContent]));
+  assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true'], JSON.stringify(good));
+  assert.match(good[2][1], /called the calculator/);
+  await page.screenshot({ path: join(SHOTS, 'evaluate-check-light.png') });
+
+  const closed = await startFaultServer(['--faults', 'off', '--no-cors']);
+  try {
+    await page.fill('[data-testid="base-url"]', closed.url);
+    await page.click('[data-testid="check-endpoint"]');
+    await page.waitForSelector('[data-testid="check-result"][data-ok="false"]', { timeout: 30000 });
+    const lines = await page.locator('[data-testid="check-result"]').allTextContents();
+    assert.equal(lines.length, 1, 'the later probes are skipped when the browser cannot read replies');
+    assert.match(lines[0], /CORS and \/models: .*CORS headers/);
+    assert.match(lines[0], /OLLAMA_ORIGINS/);
+    assert.match(lines[0], /--allowed-origins/);
+  } finally {
+    await closed.close();
+  }
+  // The browser itself reports the refused reply on the console; nothing else may.
+  assert.deepEqual(errors.filter((e) => !/CORS policy|Failed to load resource|net::ERR_FAILED/.test(e)), []);
+  errors.length = 0;
+});

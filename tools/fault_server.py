@@ -14,7 +14,7 @@ The first attempt of each (prompt, turn) may instead fail, chosen by a hash of t
 Some prompts get malformed tool arguments first, some get arguments as a JSON object, some a wrong answer.
 GET /stats returns counters, the requests in flight, the chat requests per sample (keyed by a hash of its
 prompt) and the Authorization headers seen (so a test can check the key was sent and count requests per sample).
-GET /control?delay_ms=N&faults=on|off changes the delay before normal replies (a slow endpoint) and the
+GET /v1/models lists one model. GET /control?delay_ms=N&faults=on|off changes the delay before normal replies (a slow endpoint) and the
 fault injection while the server runs; GET /reset clears the counters.
 Python 3 standard library only.
 """
@@ -150,6 +150,8 @@ class Handler(BaseHTTPRequestHandler):
             if "faults" in query:
                 Handler.faults = query["faults"] == "on"
             self.send_json(200, {"delay_ms": Handler.delay * 1000.0, "faults": Handler.faults})
+        elif self.path.startswith("/v1/models"):
+            self.send_json(200, {"object": "list", "data": [{"id": "fault-model", "object": "model"}]})
         elif self.path.startswith("/reset"):
             with LOCK:
                 STATS.update({"requests": 0, "faults": {}, "auth": [], "per_sample": {}})

@@ -12,7 +12,8 @@ use wasm_bindgen::JsCast;
 
 use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json};
 use crate::engine::agent::retry::parse_retry_after;
-use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent};
+use crate::app::endpoint_check::{Probe, Seen};
+use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, Role};
 use crate::web::storage::{turn_key, Store, TURNS};
 
 /// Stops a run: sets the flag the driver checks and aborts the request in flight. Cheap to clone.
@@ -170,5 +171,70 @@ impl ChatBackend for Journaled<'_> {
             // A failed write costs only a resend of this turn after a reload; the run goes on.
             let _ = self.store.put(TURNS, &turn_key(&self.run, self.index, seq), &stored).await;
         }
+    }
+}
+
+/// Runs the endpoint check's probes in order (`/models` through the CORS preflight, a plain chat call, a call
+/// offering the calculator) and says what each saw; `app::endpoint_check` explains them. A failed fetch is
+/// retried once as a no-CORS request: if that reaches the server, the browser refused the reply (CORS).
+pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
+    let mut seen = Vec::new();
+    let mut builder = gloo_net::http::Request::get(&endpoint.models_url());
+    for (name, value) in endpoint.request_headers() {
+        builder = builder.header(&name, &value);
+    }
+    let models = match builder.send().await {
+        Ok(response) if response.ok() => {
+            let text = response.text().await.unwrap_or_default();
+            let count = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("data")?.as_array().map(Vec::len));
+            Seen::Ok(match count {
+                Some(n) => format!("the preflight passed and /models lists {n} model(s)"),
+                None => "the preflight passed and /models answered".into(),
+            })
+        }
+        Ok(response) => Seen::Http(response.status(), response.text().await.unwrap_or_default()),
+        Err(e) => reachable_without_cors(&endpoint.models_url(), e.to_string()).await,
+    };
+    let blocked = matches!(models, Seen::CorsRefused | Seen::Unreachable(_));
+    seen.push((Probe::Models, models));
+    if blocked {
+        return seen;
+    }
+    let backend = FetchBackend { endpoint: endpoint.clone(), timeout_ms: 60_000, control: RunControl::default() };
+    let ask = |text: &str, kind: RequestKind| ChatRequest {
+        messages: vec![Message::new(Role::User, text)],
+        max_tokens: 256,
+        temperature: 0.0,
+        top_p: 1.0,
+        repair: false,
+        turn: 0,
+        kind,
+    };
+    let chat = match backend.send(&ask("Reply with the single word: ready", RequestKind::Summary)).await {
+        Ok(reply) => Seen::Ok(format!("the model replied ({} characters)", reply.content.chars().count())),
+        Err(failure) => seen_of(failure.error),
+    };
+    seen.push((Probe::Chat, chat));
+    let tool = match backend.send(&ask("Use the calculator tool to compute 1234 * 5678.", RequestKind::Turn)).await {
+        Ok(reply) if reply.tool_calls.iter().any(|c| c.name == "calculator") => Seen::Ok("the model called the calculator".into()),
+        Ok(_) => Seen::NoToolCall,
+        Err(failure) => seen_of(failure.error),
+    };
+    seen.push((Probe::ToolCall, tool));
+    seen
+}
+
+fn seen_of(error: AgentError) -> Seen {
+    match error {
+        AgentError::Http { status, body_excerpt } => Seen::Http(status, body_excerpt),
+        AgentError::Malformed { reason } => Seen::Malformed(reason),
+        other => Seen::Unreachable(other.to_string()),
+    }
+}
+
+async fn reachable_without_cors(url: &str, reason: String) -> Seen {
+    match gloo_net::http::Request::get(url).mode(web_sys::RequestMode::NoCors).send().await {
+        Ok(_) => Seen::CorsRefused,
+        Err(_) => Seen::Unreachable(reason),
     }
 }

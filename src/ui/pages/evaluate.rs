@@ -2,6 +2,8 @@
 //! loaded dataset file, with any context strategy of the registry; watch progress; export the results JSON. The loop, the
 //! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
+mod check;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::cell::Cell;
@@ -14,6 +16,7 @@ use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
+use check::EndpointCheck;
 use crate::app::form::GenerateForm;
 use crate::app::partial_run::run_samples;
 use crate::app::stored_run::{latest_unfinished, RunSpec};
@@ -276,6 +279,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 </label>
                 <label>"Max tokens per turn "<input type="number" style="width:6em" prop:value=move || max_tokens.get().to_string()
                     on:change=move |ev| max_tokens.set(event_target_value(&ev).parse().unwrap_or(2048)) /></label>
+                <EndpointCheck endpoint=endpoint />
             </div>
             <div class="panel generate-form">
                 <span>"Instances: "</span>
