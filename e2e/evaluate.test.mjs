@@ -69,6 +69,9 @@ test('after a finished run, a stopped run shows on Results as unfinished, not as
   assert.match(note, /Unfinished run: 2 of 2 samples have no result yet \(the run was stopped/);
   assert.equal(await page.locator("#results-metrics").count(), 0, "no figures of the finished run, none for an empty one");
   await page.screenshot({ path: join(SHOTS, 'results-unfinished-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-unfinished-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(errors, []);
 });
 
@@ -168,6 +171,9 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
     assert.ok(!body.includes(KEY), `no key in ${what}`);
   }
   await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-light.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(errors, []);
 });
 
@@ -181,6 +187,9 @@ test('the endpoint check passes against a good server and names the CORS failure
   assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true'], JSON.stringify(good));
   assert.match(good[2][1], /called the calculator/);
   await page.screenshot({ path: join(SHOTS, 'evaluate-check-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'evaluate-check-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
 
   const closed = await startFaultServer(['--faults', 'off', '--no-cors']);
   try {

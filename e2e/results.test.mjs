@@ -31,6 +31,9 @@ test('a dataset file is refused with its name and the results shown stay', async
   assert.equal(await page.textContent('#results-metrics'), shown, 'the results shown before stay');
   assert.match(await page.textContent('#page-results'), /showing run\.json/);
   await page.screenshot({ path: join(SHOTS, 'results-refused-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-refused-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(errors, []);
 });
 

@@ -211,7 +211,8 @@ pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
         kind,
     };
     let chat = match backend.send(&ask("Reply with the single word: ready", RequestKind::Summary)).await {
-        Ok(reply) => Seen::Ok(format!("the model replied ({} characters)", reply.content.chars().count())),
+        Ok(reply) if reply.content.trim().is_empty() => Seen::Ok(format!("the model replied, with {} tool call(s) and no text", reply.tool_calls.len())),
+        Ok(reply) => Seen::Ok(format!("the model replied ({} characters of text)", reply.content.chars().count())),
         Err(failure) => seen_of(failure.error),
     };
     seen.push((Probe::Chat, chat));

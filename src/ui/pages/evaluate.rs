@@ -314,6 +314,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 </p>
             })}
             <ErrorView message=Signal::derive(move || error.get()) />
+            <Show when=move || rows.with(|r| !r.is_empty())>
             <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
             <table id="eval-rows">
@@ -327,6 +328,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     }}).collect_view()}
                 </tbody>
             </table>
+            </Show>
             <p id="eval-done" class="muted">{move || if !running.get() && rows.with(|r| !r.is_empty()) { if rows.with(|r| r.iter().all(|row| row.correct.is_some())) { "finished" } else { "stopped" } } else { "" }}</p>
         </section>
     }
