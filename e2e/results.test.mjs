@@ -52,3 +52,26 @@ test('an error goes when the next file loads, and a file with unfinished samples
   await page.waitForSelector('[data-testid="results-note"]', { state: 'detached' });
   assert.deepEqual(errors, []);
 });
+
+test('the accuracy chart draws a bar with its Wilson whisker per topology and family, and exports as SVG', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const mixed = { summary: { generation_params: {} }, samples: [
+    ...results.samples,
+    { ...sample(4, '7'), target_family: 'gsm' }, { ...sample(5, '8'), target_family: 'gsm' },
+  ] };
+  await page.setInputFiles('[data-testid="results-file"]', file('mixed.json', mixed));
+  await page.waitForSelector('svg[data-testid="accuracy-chart"]');
+  const bars = await page.locator('svg[data-testid="accuracy-chart"] g.chart-bar').evaluateAll((gs) => gs.map((g) => g.querySelector('title').textContent));
+  assert.deepEqual(bars.sort(), ['baseline × gsm: 50.0% [9.5, 90.5] 1/2', 'baseline × math: 66.7% [20.8, 93.9] 2/3']);
+  assert.equal(await page.locator('svg[data-testid="accuracy-chart"] .whisker').count(), bars.length * 3);
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-chart"]');
+  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  assert.match(text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" data-testid="accuracy-chart"/);
+  await page.screenshot({ path: join(SHOTS, 'results-dashboard-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-dashboard-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});

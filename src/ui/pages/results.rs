@@ -5,24 +5,28 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
+use crate::app::charts::accuracy_chart;
 use crate::app::partial_run::{unfinished_note, RunState};
 use crate::engine::grade::metrics::{render_table, summarise};
 use crate::engine::results::{grade_results_file, GradeOptions};
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
+use crate::web::download::download_text;
 use crate::web::files::picked_text;
 
 /// Grades every sample as stored (no replay): the note on unfinished samples, if any, and the metrics table.
-fn metrics_text(results: &Value, state: RunState) -> Result<(Option<String>, String), String> {
+fn metrics_text(results: &Value, state: RunState) -> Result<(Option<String>, String, Option<String>), String> {
     let graded = grade_results_file(results, GradeOptions::default()).map_err(|e| e.to_string())?;
     let total = results.get("samples").and_then(Value::as_array).map_or(0, Vec::len);
     let note = unfinished_note(graded.unfinished, total, state);
     // A run with nothing finished has no figures to show, only the note.
-    let mut text = if graded.samples.is_empty() && graded.unfinished > 0 { String::new() } else { render_table(&summarise(&graded.outcomes())) };
+    let metrics = summarise(&graded.outcomes());
+    let chart = (!metrics.by_group.is_empty()).then(|| accuracy_chart(&metrics.by_group));
+    let mut text = if graded.samples.is_empty() && graded.unfinished > 0 { String::new() } else { render_table(&metrics) };
     for (index, reason) in &graded.unreadable {
         text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
     }
-    Ok((note, text))
+    Ok((note, text, chart))
 }
 
 /// The Results page.
@@ -62,8 +66,22 @@ pub fn ResultsPage() -> impl IntoView {
             {move || match state.results.get() {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
                 Some(results) => match metrics_text(&results, if state.evaluation.running.get() { RunState::Running } else { RunState::Stopped }) {
-                    Ok((note, text)) => view! {
+                    Ok((note, text, chart)) => view! {
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
+                        {chart.map(|svg| {
+                            let export = svg.clone();
+                            view! {
+                                <figure class="results-chart">
+                                    // Built by app::charts from numbers and escaped labels only.
+                                    <div inner_html=svg></div>
+                                    <figcaption>"Accuracy by topology × family, with Wilson 95% intervals. "
+                                        <button data-testid="export-chart" on:click=move |_| {
+                                            if let Err(e) = download_text("accuracy.svg", "image/svg+xml", &export) { error.set(e.to_string()) }
+                                        }>"Export SVG"</button>
+                                    </figcaption>
+                                </figure>
+                            }
+                        })}
                         {(!text.is_empty()).then(|| view! { <pre class="prompt-view" id="results-metrics">{text}</pre> })}
                     }.into_any(),
                     Err(e) => view! { <div class="error-view">{e}</div> }.into_any(),
