@@ -21,6 +21,8 @@ use crate::web::storage::{turn_key, Store, TURNS};
 pub struct RunControl {
     cancelled: Rc<Cell<bool>>,
     in_flight: Rc<RefCell<Vec<web_sys::AbortController>>>,
+    requests: Rc<Cell<usize>>,
+    retries: Rc<Cell<usize>>,
 }
 
 impl RunControl {
@@ -35,6 +37,17 @@ impl RunControl {
     /// True once `cancel` was called.
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.get()
+    }
+
+    /// Requests sent (every attempt) and attempts retried so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.requests.get(), self.retries.get())
+    }
+
+    fn hear(&self, event: &EpisodeEvent<'_>) {
+        if let EpisodeEvent::Retry { .. } = event {
+            self.retries.set(self.retries.get() + 1);
+        }
     }
 }
 
@@ -62,6 +75,7 @@ impl ChatBackend for FetchBackend {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
         let controller = web_sys::AbortController::new().map_err(|e| AgentError::Request { reason: format!("{e:?}") })?;
         let signal = controller.signal();
+        self.control.requests.set(self.control.requests.get() + 1);
         self.control.in_flight.borrow_mut().push(controller.clone());
         // The timeout aborts the same controller; `timed_out` tells the two causes apart.
         let timed_out = Rc::new(Cell::new(false));
@@ -109,6 +123,10 @@ impl ChatBackend for FetchBackend {
 
     fn is_cancelled(&self) -> bool {
         self.control.is_cancelled()
+    }
+
+    async fn record(&self, event: EpisodeEvent<'_>) {
+        self.control.hear(&event);
     }
 }
 
@@ -164,6 +182,7 @@ impl ChatBackend for Journaled<'_> {
     }
 
     async fn record(&self, event: EpisodeEvent<'_>) {
+        self.inner.control.hear(&event);
         if let EpisodeEvent::Reply { reply, .. } = event {
             let seq = self.seq.get();
             self.seq.set(seq + 1);

@@ -7,6 +7,7 @@ mod check;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::cell::Cell;
+use std::rc::Rc;
 use serde_json::{json, Value};
 
 use crate::engine::agent::strategy::registry;
@@ -18,6 +19,7 @@ use crate::engine::generate;
 use crate::ui::common::ErrorView;
 use check::EndpointCheck;
 use crate::app::form::GenerateForm;
+use crate::app::live::{progress_line, Live};
 use crate::app::partial_run::run_samples;
 use crate::app::stored_run::{latest_unfinished, RunSpec};
 use crate::ui::state::{with_registry, AppState};
@@ -58,6 +60,7 @@ pub fn EvaluatePage() -> impl IntoView {
     let loaded: RwSignal<Option<(String, Value)>> = RwSignal::new(None);
     let rows: RwSignal<Vec<Row>> = RwSignal::new(Vec::new());
     let running = evaluation.running;
+    let live = RwSignal::new(Live::default());
     let control = StoredValue::new_local(RunControl::default());
     let error = RwSignal::new(String::new());
 
@@ -106,6 +109,21 @@ pub fn EvaluatePage() -> impl IntoView {
         running.set(true);
         let run_control = RunControl::default();
         control.set_value(run_control.clone());
+        // The progress line is redrawn every second from the rows and the request counters.
+        let started = js_sys::Date::now();
+        // Plain shared cells, not reactive values: `execute` may run from a view that its own run removes.
+        let done_before: Rc<Cell<Option<usize>>> = Rc::new(Cell::new(None));
+        let tick = {
+            let (run_control, done_before) = (run_control.clone(), done_before.clone());
+            move || {
+                // The page may have been left while the run goes on: then there is nothing to redraw.
+                let Some((done, correct, total)) = rows.try_with_untracked(|r| (r.iter().filter(|row| row.correct.is_some()).count(), r.iter().filter(|row| row.correct == Some(true)).count(), r.len())) else { return };
+                let (requests, retries) = run_control.counts();
+                let before = done_before.get().unwrap_or(done);
+                live.set(Live { done, total, correct, requests, retries, elapsed_ms: js_sys::Date::now() - started, done_here: done.saturating_sub(before) });
+            }
+        };
+        let ticker = set_interval_with_handle(tick.clone(), std::time::Duration::from_millis(1000)).ok();
         let strategy_name = config.strategy.name().to_string();
         spawn_local(async move {
             let mut spec = spec;
@@ -142,6 +160,8 @@ pub fn EvaluatePage() -> impl IntoView {
                 }
             });
             state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
+            done_before.set(Some(finished.iter().filter(|f| f.is_some()).count()));
+            tick();
             let mut stopped = false;
             for (index, sample) in samples.iter().enumerate() {
                 if finished[index].is_some() {
@@ -195,10 +215,15 @@ pub fn EvaluatePage() -> impl IntoView {
                 }
                 finished[index] = Some(result);
                 state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
+                tick();
             }
             if let (Some(store), false) = (&store, stopped) {
                 spec.finished = true;
                 let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
+            }
+            tick();
+            if let Some(ticker) = ticker {
+                ticker.clear();
             }
             running.set(false);
         });
@@ -317,6 +342,7 @@ pub fn EvaluatePage() -> impl IntoView {
             <Show when=move || rows.with(|r| !r.is_empty())>
             <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
+            <p class="muted" data-testid="run-stats">{move || progress_line(&live.get())}</p>
             <table id="eval-rows">
                 <thead><tr><th>"#"</th><th>"target"</th><th>"status"</th><th>"turns"</th><th>"correct"</th></tr></thead>
                 <tbody>
