@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use arbigraph_studio::engine::dataset::{self, RunInfo};
+use arbigraph_studio::engine::dataset::{self, FileFormat, RunInfo};
 use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
 use arbigraph_studio::engine::tasks::registry::builtin;
@@ -114,14 +114,9 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         Some("now") => Some(now_iso()),
         other => other.map(str::to_string),
     };
-    let run = RunInfo { creation_time, graph_path, generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")) };
-    let text = if args.output.extension().is_some_and(|e| e == "jsonl") {
-        dataset::to_jsonl(&config, &samples)
-    } else {
-        let mut text = dataset::to_pretty_string(&dataset::to_json(&config, &samples, &run));
-        text.push('\n');
-        text
-    };
+    let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string() };
+    let format = if args.output.extension().is_some_and(|e| e == "jsonl") { FileFormat::Jsonl } else { FileFormat::Json };
+    let text = dataset::file_text(&config, &samples, &run, format);
     if args.output.as_os_str() == "-" {
         print!("{text}");
     } else {
