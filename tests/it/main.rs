@@ -16,4 +16,5 @@ mod grading_at_scale;
 mod math_reference;
 mod python_conformance;
 mod python_semantics;
+mod site;
 mod tasks;

@@ -1,4 +1,4 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, render, inspect, bench).
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, render, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
@@ -21,6 +21,8 @@ mod grade;
 mod inspect;
 #[cfg(not(target_arch = "wasm32"))]
 mod render;
+#[cfg(not(target_arch = "wasm32"))]
+mod site;
 #[cfg(not(target_arch = "wasm32"))]
 mod solve;
 #[cfg(not(target_arch = "wasm32"))]
@@ -56,6 +58,8 @@ fn main() -> std::process::ExitCode {
         Inspect(inspect::Args),
         /// Measure generation throughput.
         Bench(bench::Args),
+        /// Write a static site for browsing datasets: the built app, the datasets and their shards.
+        Site(site::Args),
     }
 
     match Cli::parse().command {
@@ -67,6 +71,7 @@ fn main() -> std::process::ExitCode {
         Command::Render(args) => render::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Site(args) => site::run(args),
     }
 }
 
