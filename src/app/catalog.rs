@@ -122,6 +122,22 @@ pub fn select<'a>(items: impl Iterator<Item = (&'a Row, &'a str)>, query: &Query
     kept.into_iter().map(|r| r.index).collect()
 }
 
+/// Where dataset position `index` is in a list: the list is every position in order (`None`) or the kept ones.
+pub fn position_of(view: Option<&[usize]>, index: usize) -> Option<usize> {
+    match view {
+        None => Some(index),
+        Some(kept) => kept.iter().position(|&i| i == index),
+    }
+}
+
+/// The dataset position shown at list position `position`.
+pub fn index_at(view: Option<&[usize]>, position: usize) -> Option<usize> {
+    match view {
+        None => Some(position),
+        Some(kept) => kept.get(position).copied(),
+    }
+}
+
 /// True when `haystack` contains `needle`, ignoring ASCII case (the prompts' names and numbers are ASCII).
 pub fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
     let needle = needle.as_bytes();
@@ -238,5 +254,13 @@ mod tests {
         assert_eq!(facets.targets[0], ("ConvolutionTask".to_string(), 2));
         assert_eq!(shorten("abcdef", 4), "abc…");
         assert_eq!(shorten("abc", 4), "abc");
+    }
+
+    #[test]
+    fn list_positions_map_to_dataset_positions_both_ways() {
+        assert_eq!((position_of(None, 7), index_at(None, 7)), (Some(7), Some(7)));
+        let kept = [4, 9, 2];
+        assert_eq!((position_of(Some(&kept), 9), position_of(Some(&kept), 5)), (Some(1), None));
+        assert_eq!((index_at(Some(&kept), 2), index_at(Some(&kept), 3)), (Some(2), None));
     }
 }

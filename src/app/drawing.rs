@@ -103,7 +103,7 @@ impl Rect {
 }
 
 /// Labels are drawn from this zoom on (text smaller than this is unreadable anyway).
-pub const LABEL_SCALE: f64 = 0.45;
+pub const LABEL_SCALE: f64 = 0.7;
 /// Zoom limits.
 pub const MIN_SCALE: f64 = 0.002;
 pub const MAX_SCALE: f64 = 4.0;

@@ -2,6 +2,7 @@
 //! graph itself) and the sample's target and index, so any browser rebuilds the identical sample; a dataset
 //! link names a hosted or opened dataset and a position in it. Both live in the `#/browse?…` hash.
 
+use crate::app::catalog::Row;
 use crate::app::form::{query_pairs, GenerateForm};
 
 /// Custom graphs longer than this (compact JSON, in bytes) are not put in links: URLs that long are unreliable.
@@ -58,6 +59,14 @@ impl Link {
     }
 }
 
+/// The regenerating link of a generated row: the settings of the run it came from (`runs` are the plan's
+/// forms), the custom graph if any, and the sample's target and index.
+pub fn regenerating(runs: &[GenerateForm], graph: Option<&str>, row: &Row) -> Option<Link> {
+    let (run, target) = row.origin?;
+    let form = runs.get(run)?.clone();
+    Some(Link::Regenerate { form, graph: graph.map(str::to_string), target, sample: row.sample_idx? })
+}
+
 /// JSON text without insignificant whitespace (the text itself when it does not parse).
 fn compact_json(text: &str) -> String {
     serde_json::from_str::<serde_json::Value>(text).map(|v| v.to_string()).unwrap_or_else(|_| text.to_string())
@@ -98,6 +107,15 @@ mod tests {
         assert_eq!(back, r#"{"nodes":[{"id":"a b&c"}],"edges":[]}"#);
         let huge = format!("[{}]", vec!["1"; MAX_LINKED_GRAPH].join(","));
         assert_eq!(Link::Regenerate { form: GenerateForm::default(), graph: Some(huge), target: 0, sample: 0 }.to_hash(), None);
+    }
+
+    #[test]
+    fn a_generated_row_links_to_its_own_run() {
+        let runs = [GenerateForm { topology: "baseline".into(), ..GenerateForm::default() }, GenerateForm { topology: "chain".into(), ..GenerateForm::default() }];
+        let row = Row { index: 9, topology: "chain".into(), family: "math".into(), target: "T".into(), stages: 4, sample_idx: Some(1), answer: String::new(), prompt_chars: 0, origin: Some((1, 5)) };
+        assert_eq!(regenerating(&runs, None, &row), Some(Link::Regenerate { form: runs[1].clone(), graph: None, target: 5, sample: 1 }));
+        assert_eq!(regenerating(&runs, None, &Row { origin: None, ..row.clone() }), None, "a row from a file has no settings to regenerate");
+        assert_eq!(regenerating(&runs, None, &Row { origin: Some((2, 0)), ..row }), None);
     }
 
     #[test]

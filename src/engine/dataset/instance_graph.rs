@@ -26,14 +26,14 @@ const NOTE_CHARS: usize = 60;
 pub fn instance_graph(sample: &Json) -> Option<InstanceGraph> {
     let mut builder = Builder::default();
     if let Some(meta) = sample.get("metadata") {
-        builder.from_jsonl(sample, meta);
+        builder.add_jsonl(sample, meta);
     } else {
         match topology_of(sample) {
-            "custom" => builder.from_custom(sample),
-            "multichain" => builder.from_multichain(sample),
-            "chain" => builder.from_chain(sample),
-            "forgetting" => builder.from_forgetting(sample),
-            _ => builder.from_baseline(sample),
+            "custom" => builder.add_custom(sample),
+            "multichain" => builder.add_multichain(sample),
+            "chain" => builder.add_chain(sample),
+            "forgetting" => builder.add_forgetting(sample),
+            _ => builder.add_baseline(sample),
         }
     }
     if builder.graph.nodes.is_empty() {
@@ -112,12 +112,12 @@ impl Builder {
         Json::Object(stage)
     }
 
-    fn from_baseline(&mut self, sample: &Json) {
+    fn add_baseline(&mut self, sample: &Json) {
         let family = text(sample, "target_family").unwrap_or_default();
         self.add_task("task_1", &Self::target_stage(sample, 1), &family);
     }
 
-    fn from_forgetting(&mut self, sample: &Json) {
+    fn add_forgetting(&mut self, sample: &Json) {
         let family = text(sample, "target_family").unwrap_or_default();
         let forgetting = &sample["forgetting"];
         let stages: Vec<Json> = match forgetting.get("stages").and_then(Json::as_array) {
@@ -135,7 +135,7 @@ impl Builder {
         }
     }
 
-    fn from_chain(&mut self, sample: &Json) {
+    fn add_chain(&mut self, sample: &Json) {
         let family = text(sample, "target_family").unwrap_or_default();
         let chain = &sample["chain"];
         let mut stages: Vec<Json> = chain.get("distractors").and_then(Json::as_array).cloned().unwrap_or_default();
@@ -160,7 +160,7 @@ impl Builder {
         }
     }
 
-    fn from_multichain(&mut self, sample: &Json) {
+    fn add_multichain(&mut self, sample: &Json) {
         let family = text(sample, "target_family").unwrap_or_default();
         let mc = &sample["multi_chain"];
         let stages = mc.get("stages").and_then(Json::as_array).cloned().unwrap_or_default();
@@ -214,7 +214,7 @@ impl Builder {
         }
     }
 
-    fn from_custom(&mut self, sample: &Json) {
+    fn add_custom(&mut self, sample: &Json) {
         let family = text(sample, "target_family").unwrap_or_default();
         let dag = &sample["custom_dag"];
         let prompt = sample.get("prompt").and_then(Json::as_str).unwrap_or("");
@@ -263,7 +263,7 @@ impl Builder {
 
     /// JSONL lines keep the topology and every stage's ground truth, not the wiring: chains are drawn as
     /// chains, other shapes as their stages alone.
-    fn from_jsonl(&mut self, sample: &Json, meta: &Json) {
+    fn add_jsonl(&mut self, sample: &Json, meta: &Json) {
         let family = text(meta, "family").unwrap_or_default();
         let topology = text(meta, "topology").unwrap_or_default();
         let truths = meta.get("stage_ground_truths").and_then(Json::as_object);
