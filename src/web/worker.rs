@@ -103,18 +103,25 @@ fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
 }
 
 /// Reads a message from the page: JSON text, or `[JSON text, Blob]` when a file travels with an `OpenFile`.
-fn read_message(data: JsValue) -> Result<ToWorker, String> {
+/// A message that cannot be read fails its job (job 0 when even the job is unknown).
+fn read_message(data: JsValue) -> Result<ToWorker, FromWorker> {
+    let unreadable = |id: u64, message: String| FromWorker::Failed { id, message, location: None };
     let (text, blob) = match data.dyn_ref::<js_sys::Array>() {
         Some(parts) => (parts.get(0).as_string(), parts.get(1).dyn_into::<web_sys::Blob>().ok()),
         None => (data.as_string(), None),
     };
-    let text = text.ok_or("a message to the worker must be text")?;
-    let mut message: ToWorker = serde_json::from_str(&text).map_err(|e| format!("unreadable message to the worker: {e}"))?;
-    if let (Some(blob), ToWorker::Start { request: JobRequest::OpenFile { text, name, .. }, .. }) = (blob, &mut message) {
-        let reader = web_sys::FileReaderSync::new().map_err(|e| format!("cannot read {name}: {e:?}"))?;
-        *text = reader.read_as_text(&blob).map_err(|e| format!("cannot read {name}: {e:?}"))?;
+    let text = text.ok_or_else(|| unreadable(0, "a message to the worker must be text".into()))?;
+    let mut message: ToWorker = serde_json::from_str(&text).map_err(|e| unreadable(0, format!("unreadable message to the worker: {e}")))?;
+    if let (Some(blob), ToWorker::Start { id, request: JobRequest::OpenFile { text, name, .. } }) = (blob, &mut message) {
+        let read = web_sys::FileReaderSync::new().and_then(|reader| reader.read_as_text(&blob));
+        *text = read.map_err(|e| unreadable(*id, format!("cannot read {name}: {}", js_error(&e))))?;
     }
     Ok(message)
+}
+
+/// A JS exception's message.
+fn js_error(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// The worker's entry: answers messages from the page until it is closed.
@@ -133,7 +140,7 @@ pub fn serve() {
         let mut out = Vec::new();
         match read_message(event.data()) {
             Ok(message) => scheduler.borrow_mut().receive(message, &mut out),
-            Err(message) => out.push(FromWorker::Failed { id: 0, message, location: None }),
+            Err(failed) => out.push(failed),
         }
         for message in out {
             deliver(message);
