@@ -72,7 +72,7 @@ pub fn SiteDatasets() -> impl IntoView {
             })
             .collect_view();
         Some(view! {
-            <details class="panel site-datasets" open=true>
+            <details class="panel site-datasets" open=browse.current.get_untracked().is_none()>
                 <summary>{format!("Datasets on this site ({count})")}</summary>
                 <table data-testid="dataset-list">
                     <thead><tr><th>"name"</th><th>"topology"</th><th>"family"</th><th class="num">"samples"</th><th class="num">"size"</th><th>"generator"</th><th></th></tr></thead>

@@ -36,7 +36,9 @@ pub fn OverviewGraph(overview: Overview) -> impl IntoView {
         fit();
         let on_wheel = Closure::<dyn FnMut(web_sys::WheelEvent)>::new(move |ev: web_sys::WheelEvent| {
             ev.prevent_default();
-            let factor = if ev.delta_y() < 0.0 { 1.25 } else { 0.8 };
+            // Lines (delta mode 1) count as 40 pixels; a notch of a mouse wheel is about 100 pixels.
+            let pixels = if ev.delta_mode() == 1 { ev.delta_y() * 40.0 } else { ev.delta_y() };
+            let factor = (-pixels * 0.002).exp().clamp(0.5, 2.0);
             view.update(|v| *v = v.zoom_at(f64::from(ev.offset_x()), f64::from(ev.offset_y()), factor));
         });
         let options = web_sys::AddEventListenerOptions::new();
