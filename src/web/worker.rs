@@ -1,7 +1,7 @@
 //! Running `app::jobs` away from the page: `serve` is the Web Worker's side (it answers `ToWorker` messages,
 //! advancing jobs one slice at a time so a `Cancel`, a query or a detail request is read between slices), `start`
 //! is the page's side (it starts the worker once and routes `FromWorker` messages to the job that asked). The
-//! worker says `ready` once it listens; messages wait until then. Where a worker cannot start or fails to
+//! worker says `Ready` once it listens; messages wait until then. Where a worker cannot start or fails to
 //! load, the same slices run on the main thread, yielding to the browser between them. The samples a job makes
 //! stay in the runner's `Store`.
 
@@ -18,8 +18,6 @@ use crate::engine::tasks::registry::{builtin, Registry};
 
 /// The worker's loader, beside `index.html` (Trunk's `data-loader-shim`).
 const WORKER_SCRIPT: &str = "./arbigraph-worker_loader.js";
-/// What the worker posts once it listens.
-const READY: &str = "ready";
 /// Aim for slices of about this many milliseconds, so messages and frames are never held up for long.
 const SLICE_MS: f64 = 25.0;
 
@@ -149,7 +147,10 @@ pub fn serve() {
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    let _ = scope.post_message(&JsValue::from_str(READY));
+    // Messages sent before this handler existed would be lost: the page waits for this one first.
+    if let Ok(text) = serde_json::to_string(&FromWorker::Ready { id: 0 }) {
+        let _ = scope.post_message(&JsValue::from_str(&text));
+    }
 }
 
 type Listener = Box<dyn FnMut(FromWorker)>;
@@ -193,20 +194,22 @@ fn dispatch(message: FromWorker) {
 
 fn on_worker_message(event: web_sys::MessageEvent) {
     let Some(text) = event.data().as_string() else { return };
-    if text == READY {
-        let runner = RUNNER.with(Rc::clone);
-        let queued = match runner.borrow_mut().backend.as_mut() {
-            Some(Backend::Worker { ready, queue, .. }) => {
-                *ready = true;
-                std::mem::take(queue)
+    match serde_json::from_str::<FromWorker>(&text) {
+        Ok(FromWorker::Ready { .. }) => {
+            let runner = RUNNER.with(Rc::clone);
+            let queued = match runner.borrow_mut().backend.as_mut() {
+                Some(Backend::Worker { ready, queue, .. }) => {
+                    *ready = true;
+                    std::mem::take(queue)
+                }
+                _ => Vec::new(),
+            };
+            for outgoing in queued {
+                post(outgoing);
             }
-            _ => Vec::new(),
-        };
-        for outgoing in queued {
-            post(outgoing);
         }
-    } else if let Ok(message) = serde_json::from_str::<FromWorker>(&text) {
-        dispatch(message);
+        Ok(message) => dispatch(message),
+        Err(_) => {}
     }
 }
 

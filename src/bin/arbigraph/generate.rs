@@ -1,15 +1,18 @@
-//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL.
+//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL (streamed:
+//! each line is written as its sample is made, unless the run draws pictures).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arbigraph_studio::engine::dataset::{self, FileFormat, RunInfo};
-use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, Topology};
+use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo};
+use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
-use arbigraph_studio::engine::tasks::registry::builtin;
+use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
 use arbigraph_studio::engine::tasks::Family;
 
-use super::files::{fail, read_text, write_text, Progress};
+use super::files::{fail, write_text, Progress};
+use super::render_image::ImageArgs;
 
 /// Arguments of `arbigraph generate`.
 #[derive(clap::Args)]
@@ -23,7 +26,7 @@ pub struct Args {
     /// Multichain structure, e.g. `m,m,[m,m],[m,m],m,m` (default: that shape in the chosen family).
     #[arg(long)]
     structure: Option<String>,
-    /// math, gsm, python or mixed (all three).
+    /// math, gsm, python, image, mixed (math, gsm and python), or a comma-separated list such as `math,image`.
     #[arg(long, default_value = "math")]
     family: String,
     /// Samples per target task.
@@ -50,22 +53,52 @@ pub struct Args {
     /// Output file: `.json` (reference layout) or `.jsonl` (one instance per line); `-` for stdout JSON.
     #[arg(short, long)]
     output: PathBuf,
+    /// Write pictures of image tasks as PNG files into this directory (created if needed) instead of inline
+    /// data URLs; samples name their files.
+    #[arg(long)]
+    images_dir: Option<PathBuf>,
+    #[command(flatten)]
+    image: ImageArgs,
+    /// When done, print the process's peak resident memory on stderr (Linux; `bench --scale` reads it).
+    #[arg(long)]
+    peak_memory: bool,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
-    match build(&args) {
+    let code = match build(&args) {
         Ok(code) => code,
         Err(message) => fail(message),
+    };
+    if args.peak_memory {
+        match peak_kib() {
+            Some(kib) => eprintln!("peak memory: {kib} KiB"),
+            None => eprintln!("peak memory: unknown on this system"),
+        }
     }
+    code
+}
+
+/// `VmHWM` of this process, in KiB.
+fn peak_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 fn build(args: &Args) -> Result<ExitCode, String> {
-    let registry = builtin();
-    let families: Vec<Family> = match args.family.as_str() {
-        "mixed" => Family::ALL.to_vec(),
-        other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}` (math, gsm, python or mixed)"))?],
-    };
+    let registry = builtin_with(args.image.params()?);
+    let mut families: Vec<Family> = Vec::new();
+    for name in args.family.split(',').map(str::trim) {
+        let named = match name {
+            "mixed" => Family::ALL.to_vec(),
+            other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}` (math, gsm, python, image or mixed)"))?],
+        };
+        for family in named {
+            if !families.contains(&family) {
+                families.push(family);
+            }
+        }
+    }
     let mut graph_path = None;
     let topology = match args.topology.as_str() {
         "baseline" => Topology::Baseline,
@@ -81,8 +114,9 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         }
         "custom" => {
             let path = args.graph.as_ref().ok_or("--topology custom needs --graph FILE")?;
-            let text = read_text(path)?;
-            let parsed = graph::from_json_str(&text).map_err(|errors| {
+            // Read straight from the buffered file: a million-node graph is never held as text or as a JSON tree.
+            let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let parsed = graph::from_json_reader(std::io::BufReader::new(file)).map_err(|errors| {
                 let lines: Vec<String> = errors.iter().map(|e| format!("  {}: {e}", path.display())).collect();
                 format!("{} is not a valid graph file:\n{}", path.display(), lines.join("\n"))
             })?;
@@ -108,14 +142,37 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         return Err(format!("{total_hint} samples requested; at most 10,000,000 per run"));
     }
     let mut progress = Progress::new("generating");
+    let jsonl = args.output.extension().is_some_and(|e| e == "jsonl");
+    if jsonl && args.output.as_os_str() != "-" && !config.may_draw_pictures() {
+        // Lines are written as samples are made, so memory stays at one sample whatever the run's size.
+        let written = stream_jsonl(&config, &registry, &args.output, &mut progress)?;
+        progress.finish();
+        eprintln!("wrote {written} samples to {}", args.output.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     let samples = generate::generate(&config, &registry, &mut |done, total| progress.update(done, total)).map_err(|e| e.to_string())?;
     progress.finish();
     let creation_time = match args.creation_time.as_deref() {
         Some("now") => Some(now_iso()),
         other => other.map(str::to_string),
     };
-    let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string() };
-    let format = if args.output.extension().is_some_and(|e| e == "jsonl") { FileFormat::Jsonl } else { FileFormat::Json };
+    let images = match &args.images_dir {
+        None => ImageStorage::Inline,
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let files = dataset::image_files(&config, &samples).map_err(|e| e.to_string())?;
+            for (name, bytes) in &files {
+                let path = dir.join(name);
+                std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            if !files.is_empty() {
+                eprintln!("wrote {} pictures to {}", files.len(), dir.display());
+            }
+            ImageStorage::Files { dir: relative_to_output(dir, &args.output) }
+        }
+    };
+    let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string(), images };
+    let format = if jsonl { FileFormat::Jsonl } else { FileFormat::Json };
     let text = dataset::file_text(&config, &samples, &run, format);
     if args.output.as_os_str() == "-" {
         print!("{text}");
@@ -124,6 +181,42 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         eprintln!("wrote {} samples to {}", samples.len(), args.output.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Generates the run into a JSONL file through a buffered writer; an IO error stops the run and is reported.
+fn stream_jsonl(config: &GenerateConfig, registry: &Registry, path: &Path, progress: &mut Progress) -> Result<usize, String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut failure: Option<std::io::Error> = None;
+    let result = dataset::write_jsonl(
+        config,
+        registry,
+        &mut |piece| {
+            writer.write_all(piece.as_bytes()).map_err(|e| {
+                let message = e.to_string();
+                failure = Some(e);
+                GenerateError::Write(message)
+            })
+        },
+        &mut |done, total| progress.update(done, total),
+    );
+    let written = match (result, failure) {
+        (Ok(written), None) => written,
+        (_, Some(e)) => return Err(format!("cannot write {}: {e}", path.display())),
+        (Err(e), None) => return Err(e.to_string()),
+    };
+    writer.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(written)
+}
+
+/// How the dataset should name the images directory: relative to the dataset's own directory when inside it.
+fn relative_to_output(dir: &std::path::Path, output: &std::path::Path) -> String {
+    let base = output.parent().filter(|p| !p.as_os_str().is_empty());
+    let shown = match base {
+        Some(base) => dir.strip_prefix(base).unwrap_or(dir),
+        None => dir,
+    };
+    shown.to_string_lossy().replace('\\', "/")
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SS` (the CLI is the only place that reads the clock).

@@ -2,7 +2,7 @@
 //! write through `file_text`, so a download from the page is byte-identical to the file the CLI writes for the
 //! same settings.
 
-use super::{mode, to_json, to_jsonl, to_pretty_string, RunInfo};
+use super::{mode, to_json, to_jsonl_with, to_pretty_string, ImageStorage, RunInfo};
 use crate::engine::generate::{GenerateConfig, Sample};
 
 /// The generator's name and version, as written in `summary.generator`.
@@ -40,13 +40,13 @@ impl FileFormat {
 /// The run facts of a file written without a clock or a graph path: what the browser writes, and what the CLI
 /// writes when given no `--creation-time`.
 pub fn plain_run_info() -> RunInfo {
-    RunInfo { creation_time: None, graph_path: None, generator: GENERATOR.to_string() }
+    RunInfo { creation_time: None, graph_path: None, generator: GENERATOR.to_string(), images: ImageStorage::Inline }
 }
 
 /// The whole file: the reference layout with a final newline, or JSONL.
 pub fn file_text(config: &GenerateConfig, samples: &[Sample], run: &RunInfo, format: FileFormat) -> String {
     match format {
-        FileFormat::Jsonl => to_jsonl(config, samples),
+        FileFormat::Jsonl => to_jsonl_with(config, samples, &run.images),
         FileFormat::Json => {
             let mut text = to_pretty_string(&to_json(config, samples, run));
             text.push('\n');

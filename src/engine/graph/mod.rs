@@ -7,10 +7,12 @@
 
 mod edit;
 mod node_link;
+mod random;
 mod validate;
 
 pub use edit::{EditError, GraphEdit};
-pub use node_link::{from_json, from_json_str, to_json, ParseGraphError};
+pub use node_link::{from_json, from_json_reader, from_json_str, to_json, write_json, write_json_escaped, write_json_string, ParseGraphError};
+pub use random::{random_dag, RandomGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
 
 use crate::engine::tasks::Family;
@@ -53,7 +55,7 @@ pub struct TaskNode {
 impl TaskNode {
     /// The family, if valid.
     pub fn family(&self) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == self.family)
+        Family::EVERY.into_iter().find(|f| f.as_str() == self.family)
     }
 
     /// The declared input kind, if present and valid.
