@@ -14,7 +14,7 @@ pub const DETAIL_NODES: usize = 300;
 
 /// How an instance's graph is drawn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Drawing {
     /// The full SVG (built by `render::to_svg` from escaped text).
     Svg { svg: String, nodes: usize },

@@ -61,9 +61,10 @@ pub enum ToWorker {
     Cancel { id: u64 },
 }
 
-/// A message from the worker (or from the main-thread fallback).
+/// A message from the worker (or from the main-thread fallback). Externally tagged: an internal tag would make
+/// serde buffer a whole message before reading it, which doubles the cost of a large instance on the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// `done` of `total` units finished.
     Progress { id: u64, done: usize, total: usize },

@@ -219,6 +219,24 @@ impl BrowseState {
         }
     }
 
+    /// A run ended early (cancelled or failed): the dataset is what was made, not the slots it asked for.
+    pub fn settle(&self, key: &str) {
+        let mut total = 0;
+        self.rows.update_value(|all| {
+            if let Some(slots) = all.get_mut(key) {
+                let end = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+                slots.truncate(end);
+                total = end;
+            }
+        });
+        self.revision.update(|r| *r += 1);
+        self.datasets.update(|all| {
+            if let Some(d) = all.iter_mut().find(|d| d.key == key) {
+                d.total = total;
+            }
+        });
+    }
+
     /// Shows dataset `key` from its start, with no filter.
     pub fn show(&self, key: &str) {
         if self.current.get_untracked().as_deref() != Some(key) {

@@ -127,6 +127,7 @@ impl GenerationState {
                 self.finish();
             }
             FromWorker::Failed { message, location, .. } => {
+                self.browse.settle(GENERATED);
                 self.error.set(match location {
                     Some(at) => format!("{at}: {message}"),
                     None => message,
@@ -134,6 +135,7 @@ impl GenerationState {
                 self.finish();
             }
             FromWorker::Cancelled { .. } => {
+                self.browse.settle(GENERATED);
                 let count = self.browse.info(GENERATED).map(|d| d.loaded).unwrap_or(0);
                 self.status.set(format!("cancelled after {count} samples"));
                 self.finish();

@@ -25,16 +25,38 @@ fn link_of(browse: BrowseState, detail: &Detail) -> Option<String> {
 }
 
 /// The prompt as coloured spans inside one `<pre>`; the spans' text is the prompt, character for character.
+/// A large graph's prompt has thousands of pieces: they are made as plain elements with text content (never
+/// markup), which keeps opening such an instance within a frame's budget.
 #[component]
 fn Prompt(text: String, roles: Vec<(String, u32)>) -> impl IntoView {
+    let pre = NodeRef::<leptos::html::Pre>::new();
+    let pieces = StoredValue::new(split_by_roles(&text, roles));
+    Effect::new(move |_| {
+        let Some(el) = pre.get() else { return };
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+        el.set_text_content(None);
+        pieces.with_value(|pieces| {
+            for (role, piece) in pieces {
+                if let Ok(span) = document.create_element("span") {
+                    span.set_class_name(&format!("role-{role}"));
+                    span.set_text_content(Some(piece));
+                    let _ = el.append_child(&span);
+                }
+            }
+        });
+    });
+    view! { <pre class="prompt-view instance-prompt" data-testid="prompt" node_ref=pre></pre> }
+}
+
+/// `text` cut into `(role, piece)` by the roles' character counts; text past the last role is instruction.
+fn split_by_roles(text: &str, roles: Vec<(String, u32)>) -> Vec<(String, String)> {
     let mut chars = text.chars();
     let mut pieces: Vec<(String, String)> = roles.into_iter().map(|(role, n)| (role, chars.by_ref().take(n as usize).collect())).collect();
     let rest: String = chars.collect();
     if !rest.is_empty() {
         pieces.push(("instruction".into(), rest));
     }
-    let spans = pieces.into_iter().map(|(role, text)| view! { <span class=format!("role-{role}")>{text}</span> }).collect_view();
-    view! { <pre class="prompt-view instance-prompt" data-testid="prompt">{spans}</pre> }
+    pieces
 }
 
 /// The instance view of `browse.detail`.
