@@ -246,6 +246,9 @@ test('files open by drop and by picker; a bad one says where and loses nothing; 
   const { page, errors } = browser;
   await page.goto(`${server.url}#/browse`);
   await page.waitForSelector('#page-browse');
+  // The app's own build ships the demo datasets: the paper's four layouts for math, GSM and Python.
+  await page.waitForSelector('[data-testid="dataset-list"] [data-dataset="python_multichain"]', { state: 'attached' });
+  assert.equal(await page.locator('[data-testid="dataset-list"] [data-dataset]').count(), 11);
   const drop = async (name, text) => {
     const transfer = await page.evaluateHandle(([n, t]) => {
       const data = new DataTransfer();
