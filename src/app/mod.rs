@@ -1,14 +1,25 @@
 //! The app's logic without a browser: plain Rust that the components (`ui`) and the browser adapters (`web`)
 //! drive, compiled natively and tested with `cargo test`. `form` is the generator's settings as the URL carries
-//! them; `jobs` is the long work done in the Web Worker (or in slices on the main thread); `partial_run` is an
-//! unfinished run's results file and the note that says so; `stored_run` is what the run store keeps to resume a run; `endpoint_check`
-//! explains what the endpoint check found, with fixes; `charts` draws the dashboard's charts as SVG; `live` is
-//! a running run's progress line.
+//! them and `plan` what one Generate click makes; `jobs` is the long work done in the Web Worker (or in slices
+//! on the main thread) over the samples of `store`; `catalog` (rows, filters, sorting, search), `list_window`
+//! (the virtualised list), `instance` and `roles` (what the instance view shows), `drawing` (its graph, with
+//! levels of detail) and `link` (deep links) are the instance browser's rules. For Evaluate and Results:
+//! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
+//! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
+//! dashboard's charts as SVG) and `live` (a running run's progress line).
 
+pub mod catalog;
 pub mod charts;
+pub mod drawing;
 pub mod endpoint_check;
 pub mod form;
+pub mod instance;
 pub mod jobs;
+pub mod link;
+pub mod list_window;
 pub mod live;
 pub mod partial_run;
+pub mod plan;
+pub mod roles;
+pub mod store;
 pub mod stored_run;
