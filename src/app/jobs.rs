@@ -80,6 +80,8 @@ pub enum FromWorker {
     Failed { id: u64, message: String, location: Option<String> },
     /// The job was cancelled.
     Cancelled { id: u64 },
+    /// The worker has started and listens (sent once, with id 0, before any job message).
+    Ready { id: u64 },
 }
 
 impl FromWorker {
@@ -92,7 +94,8 @@ impl FromWorker {
             | FromWorker::Parsed { id, .. }
             | FromWorker::Done { id, .. }
             | FromWorker::Failed { id, .. }
-            | FromWorker::Cancelled { id } => *id,
+            | FromWorker::Cancelled { id }
+            | FromWorker::Ready { id } => *id,
         }
     }
 
@@ -204,8 +207,7 @@ impl Job {
             Work::Generate { config, order, next } => {
                 let mut samples = Vec::new();
                 let end = (*next + units.max(1)).min(order.len());
-                for index in *next..end {
-                    let (target, sample) = order[index];
+                for (index, &(target, sample)) in order.iter().enumerate().take(end).skip(*next) {
                     match generate::generate_sample(config, registry, target, sample) {
                         Ok(made) => samples.push(record_of(config, index, &made)),
                         Err(e) => {
