@@ -18,7 +18,8 @@ where slow replies correctly after --slow-ms, truncated sends a full Content-Len
 closing the connection, and the others are as above; the rest of the requests are answered at once.
 
 GET /stats returns counters, the Authorization headers seen (so a test can check the key was sent), the most
-requests in flight at once, and the requests per sample: a prompt that starts with "Case <n>." counts as sample
+requests in flight at once, and the requests per sample (all of them, and those answered properly, slow ones
+included, under "per_sample_ok"): a prompt that starts with "Case <n>." counts as sample
 n, any other prompt under the first 12 hex digits of its SHA-256.
 Python 3 standard library only.
 """
@@ -36,7 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ATTEMPTS = {}
-STATS = {"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "per_sample": {}}
+STATS = {"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}}
 IN_FLIGHT = [0]
 MIX = []  # (fault, cumulative percentage) when --mix is given
 RNG = random.Random(0)
@@ -236,6 +237,9 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(self.slow)
             elif self.delay:
                 time.sleep(self.delay)
+            with LOCK:
+                sample = sample_key(prompt)
+                STATS["per_sample_ok"][sample] = STATS["per_sample_ok"].get(sample, 0) + 1
             self.send_json(200, play(body))
 
 
