@@ -17,7 +17,7 @@ use super::files::fail;
 
 /// (samples, concurrency) of each row: concurrency first, then the sample count (the CLI rewrites its whole
 /// results file after every sample, so the cost per request grows with the run's length).
-const ROWS: [(usize, usize); 5] = [(500, 1), (500, 8), (500, 64), (2000, 64), (5000, 64)];
+const ROWS: [(usize, usize); 4] = [(500, 1), (500, 8), (500, 64), (2000, 64)];
 
 /// Longest request head or body the endpoint reads.
 const MAX_REQUEST_BYTES: usize = 16 << 20;
