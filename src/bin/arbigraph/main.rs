@@ -1,8 +1,14 @@
 //! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, probe-server, render,
-//! render-image, inspect, bench).
+//! render-image, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
+
+/// Generation and grading allocate many small values (big integers, prompt pieces) per task; mimalloc serves them
+/// faster than the system allocator.
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod batch;
@@ -32,6 +38,8 @@ mod probe;
 mod render;
 #[cfg(not(target_arch = "wasm32"))]
 mod render_image;
+#[cfg(not(target_arch = "wasm32"))]
+mod site;
 #[cfg(not(target_arch = "wasm32"))]
 mod solve;
 #[cfg(not(target_arch = "wasm32"))]
@@ -71,6 +79,8 @@ fn main() -> std::process::ExitCode {
         Inspect(inspect::Args),
         /// Measure generation throughput.
         Bench(bench::Args),
+        /// Write a static site for browsing datasets: the built app, the datasets and their shards.
+        Site(site::Args),
     }
 
     match Cli::parse().command {
@@ -84,6 +94,7 @@ fn main() -> std::process::ExitCode {
         Command::RenderImage(args) => render_image::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Site(args) => site::run(args),
     }
 }
 
