@@ -2,8 +2,11 @@
 """A scripted OpenAI-compatible chat endpoint that misbehaves on purpose, for the fault-injection and load tests.
 
 Usage: python3 tools/fault_server.py [--delay-ms N] [--hang-secs S] [--mix SPEC --seed N --slow-ms N]
+                                     [--faults on|off] [--no-cors]
 Prints "PORT <n>" once listening on 127.0.0.1 (a free port), then serves until killed. It takes at least 64
-concurrent connections (one thread each, a listen backlog of 256).
+concurrent connections (one thread each, a listen backlog of 256). Every reply carries CORS headers (and OPTIONS
+preflights are answered) unless --no-cors, so a browser page on another origin can call it; --no-cors plays a
+server that forbids browser calls. --faults off turns the first-attempt faults off.
 
 POST /v1/chat/completions plays a tiny agent for prompts of the form
   "Define task_1_input = <x>.\nTask 1:\nCompute <expression in task_1_input> and call the result task_1_out.\n"
@@ -20,7 +23,9 @@ closing the connection, and the others are as above; the rest of the requests ar
 GET /stats returns counters, the Authorization headers seen (so a test can check the key was sent), the most
 requests in flight at once, and the requests per sample (all of them, and those answered properly, slow ones
 included, under "per_sample_ok"): a prompt that starts with "Case <n>." counts as sample
-n, any other prompt under the first 12 hex digits of its SHA-256.
+n, any other prompt under the first 12 hex digits of its SHA-256. "in_flight" is the requests being answered now.
+GET /v1/models lists one model. GET /control?delay_ms=N&faults=on|off changes the delay before normal replies
+(a slow endpoint) and the first-attempt faults while the server runs; GET /reset clears the counters.
 Python 3 standard library only.
 """
 
@@ -37,7 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ATTEMPTS = {}
-STATS = {"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}}
+STATS = {"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "in_flight": 0, "per_sample": {}, "per_sample_ok": {}}
 IN_FLIGHT = [0]
 MIX = []  # (fault, cumulative percentage) when --mix is given
 RNG = random.Random(0)
@@ -140,6 +145,8 @@ class Handler(BaseHTTPRequestHandler):
     delay = 0.0
     hang = 3.0
     slow = 0.4
+    faults = True
+    cors = True
 
     def log_message(self, *args):
         pass
@@ -147,6 +154,7 @@ class Handler(BaseHTTPRequestHandler):
     def send_json(self, status, payload, extra=None):
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
         self.send_response(status)
+        self.send_cors()
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for k, v in (extra or {}).items():
@@ -154,10 +162,37 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def send_cors(self):
+        if Handler.cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Access-Control-Allow-Headers", "authorization, content-type, x-api-key, anthropic-dangerous-direct-browser-access")
+            self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+            self.send_header("Access-Control-Expose-Headers", "Retry-After")
+
+    def do_OPTIONS(self):
+        self.send_response(204)
+        self.send_cors()
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self):
+        query = dict(p.split("=", 1) for p in self.path.partition("?")[2].split("&") if "=" in p)
         if self.path.startswith("/stats"):
             with LOCK:
                 self.send_json(200, STATS)
+        elif self.path.startswith("/v1/models"):
+            self.send_json(200, {"object": "list", "data": [{"id": "fault-model", "object": "model"}]})
+        elif self.path.startswith("/control"):
+            if "delay_ms" in query:
+                Handler.delay = float(query["delay_ms"]) / 1000.0
+            if "faults" in query:
+                Handler.faults = query["faults"] == "on"
+            self.send_json(200, {"delay_ms": Handler.delay * 1000.0, "faults": Handler.faults})
+        elif self.path.startswith("/reset"):
+            with LOCK:
+                STATS.update({"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}})
+                ATTEMPTS.clear()
+            self.send_json(200, {"reset": True})
         else:
             self.send_json(404, {"error": {"message": "not found"}})
 
@@ -185,18 +220,20 @@ class Handler(BaseHTTPRequestHandler):
             ATTEMPTS[key] = ATTEMPTS.get(key, 0) + 1
             attempt = ATTEMPTS[key]
             IN_FLIGHT[0] += 1
+            STATS["in_flight"] = IN_FLIGHT[0]
             STATS["max_in_flight"] = max(STATS["max_in_flight"], IN_FLIGHT[0])
         try:
             self.answer(body, prompt, messages, attempt)
         finally:
             with LOCK:
                 IN_FLIGHT[0] -= 1
+                STATS["in_flight"] = IN_FLIGHT[0]
 
     def answer(self, body, prompt, messages, attempt):
         if MIX:
             fault = mixed_fault()
         else:
-            fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 else None
+            fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 and Handler.faults else None
         if fault:
             with LOCK:
                 STATS["faults"][fault] = STATS["faults"].get(fault, 0) + 1
@@ -235,12 +272,15 @@ class Handler(BaseHTTPRequestHandler):
         else:
             if fault == "slow":
                 time.sleep(self.slow)
-            elif self.delay:
-                time.sleep(self.delay)
+            elif Handler.delay:
+                time.sleep(Handler.delay)
             with LOCK:
                 sample = sample_key(prompt)
                 STATS["per_sample_ok"][sample] = STATS["per_sample_ok"].get(sample, 0) + 1
-            self.send_json(200, play(body))
+            try:
+                self.send_json(200, play(body))
+            except OSError:
+                pass  # the client gave up (a stopped run aborts its request)
 
 
 class Server(ThreadingHTTPServer):
@@ -255,7 +295,11 @@ def main():
     parser.add_argument("--mix", default="", help="random faults per request, e.g. 429=10,500=5,slow=5")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--slow-ms", type=float, default=400.0)
+    parser.add_argument("--faults", choices=["on", "off"], default="on")
+    parser.add_argument("--no-cors", action="store_true")
     args = parser.parse_args()
+    Handler.faults = args.faults == "on"
+    Handler.cors = not args.no_cors
     Handler.delay = args.delay_ms / 1000.0
     Handler.hang = args.hang_secs
     Handler.slow = args.slow_ms / 1000.0

@@ -3,15 +3,23 @@
 //! them and `plan` what one Generate click makes; `jobs` is the long work done in the Web Worker (or in slices
 //! on the main thread) over the samples of `store`; `catalog` (rows, filters, sorting, search), `list_window`
 //! (the virtualised list), `instance` and `roles` (what the instance view shows), `drawing` (its graph, with
-//! levels of detail) and `link` (deep links) are the instance browser's rules.
+//! levels of detail) and `link` (deep links) are the instance browser's rules. For Evaluate and Results:
+//! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
+//! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
+//! dashboard's charts as SVG) and `live` (a running run's progress line).
 
 pub mod catalog;
+pub mod charts;
 pub mod drawing;
+pub mod endpoint_check;
 pub mod form;
 pub mod instance;
 pub mod jobs;
 pub mod link;
 pub mod list_window;
+pub mod live;
+pub mod partial_run;
 pub mod plan;
 pub mod roles;
 pub mod store;
+pub mod stored_run;

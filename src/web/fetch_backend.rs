@@ -1,7 +1,8 @@
 //! The browser's `ChatBackend`: one fetch POST per attempt to an OpenAI-compatible `/chat/completions`, with a
 //! per-request timeout and an `AbortController` per request, so a user's stop aborts the request in flight at
 //! once. Retries and waits are the engine's (`agent::driver`, `agent::retry`); the key goes only into the
-//! request's headers.
+//! request's headers. `Journaled` wraps it for one sample and writes each reply to the run store before the
+//! session consumes it, so a reload resumes from the last stored reply.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,15 +10,19 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::engine::agent::openai_wire::{parse_reply, request_json};
+use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json};
 use crate::engine::agent::retry::parse_retry_after;
-use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint};
+use crate::app::endpoint_check::{Probe, Seen};
+use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, Role};
+use crate::web::storage::{turn_key, Store, TURNS};
 
 /// Stops a run: sets the flag the driver checks and aborts the request in flight. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct RunControl {
     cancelled: Rc<Cell<bool>>,
     in_flight: Rc<RefCell<Vec<web_sys::AbortController>>>,
+    requests: Rc<Cell<usize>>,
+    retries: Rc<Cell<usize>>,
 }
 
 impl RunControl {
@@ -32,6 +37,17 @@ impl RunControl {
     /// True once `cancel` was called.
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.get()
+    }
+
+    /// Requests sent (every attempt) and attempts retried so far.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.requests.get(), self.retries.get())
+    }
+
+    fn hear(&self, event: &EpisodeEvent<'_>) {
+        if let EpisodeEvent::Retry { .. } = event {
+            self.retries.set(self.retries.get() + 1);
+        }
     }
 }
 
@@ -59,6 +75,7 @@ impl ChatBackend for FetchBackend {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
         let controller = web_sys::AbortController::new().map_err(|e| AgentError::Request { reason: format!("{e:?}") })?;
         let signal = controller.signal();
+        self.control.requests.set(self.control.requests.get() + 1);
         self.control.in_flight.borrow_mut().push(controller.clone());
         // The timeout aborts the same controller; `timed_out` tells the two causes apart.
         let timed_out = Rc::new(Cell::new(false));
@@ -107,6 +124,10 @@ impl ChatBackend for FetchBackend {
     fn is_cancelled(&self) -> bool {
         self.control.is_cancelled()
     }
+
+    async fn record(&self, event: EpisodeEvent<'_>) {
+        self.control.hear(&event);
+    }
 }
 
 impl FetchBackend {
@@ -125,5 +146,115 @@ impl FetchBackend {
             return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
         }
         parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() }.into())
+    }
+}
+
+/// The backend of one sample of a stored run: sends through `inner` and stores every reply (as the wire's JSON,
+/// without any header, so never the key) under `run|index|seq`, `seq` counting on from the replies already stored.
+pub struct Journaled<'a> {
+    /// The run's backend.
+    pub inner: &'a FetchBackend,
+    /// The run store.
+    pub store: &'a Store,
+    /// The run id.
+    pub run: String,
+    /// The sample's index.
+    pub index: usize,
+    /// The next reply's number.
+    pub seq: Cell<usize>,
+}
+
+impl ChatBackend for Journaled<'_> {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+        self.inner.send(request).await
+    }
+
+    async fn sleep(&self, ms: u64) {
+        self.inner.sleep(ms).await
+    }
+
+    fn jitter(&self) -> f64 {
+        self.inner.jitter()
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    async fn record(&self, event: EpisodeEvent<'_>) {
+        self.inner.control.hear(&event);
+        if let EpisodeEvent::Reply { reply, .. } = event {
+            let seq = self.seq.get();
+            self.seq.set(seq + 1);
+            let stored = reply_json(reply, &self.inner.endpoint.model, "stored");
+            // A failed write costs only a resend of this turn after a reload; the run goes on.
+            let _ = self.store.put(TURNS, &turn_key(&self.run, self.index, seq), &stored).await;
+        }
+    }
+}
+
+/// Runs the endpoint check's probes in order (`/models` through the CORS preflight, a plain chat call, a call
+/// offering the calculator) and says what each saw; `app::endpoint_check` explains them. A failed fetch is
+/// retried once as a no-CORS request: if that reaches the server, the browser refused the reply (CORS).
+pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
+    let mut seen = Vec::new();
+    let mut builder = gloo_net::http::Request::get(&endpoint.models_url());
+    for (name, value) in endpoint.request_headers() {
+        builder = builder.header(&name, &value);
+    }
+    let models = match builder.send().await {
+        Ok(response) if response.ok() => {
+            let text = response.text().await.unwrap_or_default();
+            let count = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("data")?.as_array().map(Vec::len));
+            Seen::Ok(match count {
+                Some(n) => format!("the preflight passed and /models lists {n} model(s)"),
+                None => "the preflight passed and /models answered".into(),
+            })
+        }
+        Ok(response) => Seen::Http(response.status(), response.text().await.unwrap_or_default()),
+        Err(e) => reachable_without_cors(&endpoint.models_url(), e.to_string()).await,
+    };
+    let blocked = matches!(models, Seen::CorsRefused | Seen::Unreachable(_));
+    seen.push((Probe::Models, models));
+    if blocked {
+        return seen;
+    }
+    let backend = FetchBackend { endpoint: endpoint.clone(), timeout_ms: 60_000, control: RunControl::default() };
+    let ask = |text: &str, kind: RequestKind| ChatRequest {
+        messages: vec![Message::new(Role::User, text)],
+        max_tokens: 256,
+        temperature: 0.0,
+        top_p: 1.0,
+        repair: false,
+        turn: 0,
+        kind,
+    };
+    let chat = match backend.send(&ask("Reply with the single word: ready", RequestKind::Summary)).await {
+        Ok(reply) if reply.content.trim().is_empty() => Seen::Ok(format!("the model replied, with {} tool call(s) and no text", reply.tool_calls.len())),
+        Ok(reply) => Seen::Ok(format!("the model replied ({} characters of text)", reply.content.chars().count())),
+        Err(failure) => seen_of(failure.error),
+    };
+    seen.push((Probe::Chat, chat));
+    let tool = match backend.send(&ask("Use the calculator tool to compute 1234 * 5678.", RequestKind::Turn)).await {
+        Ok(reply) if reply.tool_calls.iter().any(|c| c.name == "calculator") => Seen::Ok("the model called the calculator".into()),
+        Ok(_) => Seen::NoToolCall,
+        Err(failure) => seen_of(failure.error),
+    };
+    seen.push((Probe::ToolCall, tool));
+    seen
+}
+
+fn seen_of(error: AgentError) -> Seen {
+    match error {
+        AgentError::Http { status, body_excerpt } => Seen::Http(status, body_excerpt),
+        AgentError::Malformed { reason } => Seen::Malformed(reason),
+        other => Seen::Unreachable(other.to_string()),
+    }
+}
+
+async fn reachable_without_cors(url: &str, reason: String) -> Seen {
+    match gloo_net::http::Request::get(url).mode(web_sys::RequestMode::NoCors).send().await {
+        Ok(_) => Seen::CorsRefused,
+        Err(_) => Seen::Unreachable(reason),
     }
 }

@@ -150,3 +150,20 @@ fn the_docs_list_every_strategy_with_its_parameter_defaults() {
     }
     assert!(doc.contains("<!-- strategy-matrix:begin -->") && doc.contains("<!-- strategy-matrix:end -->"));
 }
+
+#[test]
+fn eval_with_epochs_attempts_every_sample_k_times_and_reports_pass_k() {
+    let dir = scratch("strategies-cli-epochs");
+    let dataset = dir.join("multichain.json");
+    std::fs::write(&dataset, json!({"summary": {"mode": "multi_chain"}, "samples": multichain(2)}).to_string()).unwrap();
+    let server = start_probe(&dataset, 0);
+    let output = dir.join("epochs.json");
+    let (code, stderr) = eval(&server, &dataset, &["--epochs", "3"], &output);
+    assert_eq!(code, 0, "{stderr}");
+    let results = read(&output);
+    let samples = results["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 6, "two samples, three attempts each");
+    let epochs: Vec<u64> = samples.iter().map(|s| s.get("epoch").and_then(Value::as_u64).unwrap_or(0)).collect();
+    assert_eq!(epochs, vec![0, 0, 1, 1, 2, 2]);
+    assert!(stderr.contains("3 epochs") && stderr.contains("pass^3 2/2"), "{stderr}");
+}

@@ -11,7 +11,7 @@ use arbigraph_studio::engine::agent::{
 };
 use arbigraph_studio::engine::dataset::shape::topology_of;
 use arbigraph_studio::engine::dataset::to_pretty_string;
-use arbigraph_studio::engine::results::{is_finished, result_sample, RunHeader};
+use arbigraph_studio::engine::results::{epoch_of, epoch_report, expand_epochs, grade_results_file, is_finished, result_sample, GradeOptions, RunHeader};
 use serde_json::{json, Value};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -80,6 +80,10 @@ pub struct Args {
     /// Only the first N samples of the dataset.
     #[arg(long)]
     limit: Option<usize>,
+    /// Attempts per sample: the run holds every sample K times (epoch by epoch, each marked with `epoch`), and
+    /// the end of the run reports mean accuracy and pass^k (all K attempts correct).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    epochs: u32,
     /// Also record the lenient verdict.
     #[arg(long)]
     lenient: bool,
@@ -168,6 +172,10 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let base_dir = args.dataset.parent().unwrap_or(Path::new("."));
     for (index, sample) in samples.iter_mut().enumerate() {
         inline_image_files(sample, base_dir).map_err(|e| format!("{}: sample {index}: {e}", args.dataset.display()))?;
+    }
+    // A results file given as the dataset already holds every attempt.
+    if !samples.iter().any(|s| epoch_of(s) > 0) {
+        samples = expand_epochs(&samples, args.epochs as usize);
     }
     let dataset_summary = dataset.get("summary").cloned().unwrap_or(json!({}));
     let first_config = config_for(&samples[0], args, &strategy);
@@ -295,6 +303,24 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         args.output.display(),
         args.output.display()
     );
+    if args.epochs > 1 {
+        let file = header.results_file(samples.clone());
+        if let Some(report) = grade_results_file(&file, GradeOptions::default()).ok().and_then(|graded| epoch_report(&file, &graded)) {
+            let (lo, hi) = report.pass_k.interval();
+            eprintln!(
+                "[eval] {} epochs · mean accuracy {:.3} · pass^{} {}/{} ({:.3}, 95% CI [{lo:.3}, {hi:.3}]) · pass@{} {}/{}",
+                report.epochs,
+                report.mean_accuracy,
+                report.epochs,
+                report.pass_k.correct,
+                report.pass_k.total,
+                report.pass_k.rate(),
+                report.epochs,
+                report.pass_any.correct,
+                report.pass_any.total
+            );
+        }
+    }
     let unfinished = samples.iter().filter(|s| !is_finished(s)).count();
     if unfinished > 0 {
         return Err(format!("{unfinished} samples did not finish (a worker stopped); run the same command again to continue"));

@@ -1,6 +1,8 @@
 //! The OpenAI-compatible `/v1/chat/completions` JSON: the only place that knows its shape. Domain requests
 //! and replies are mapped by hand, tolerating provider variations (arguments as a string or an object,
 //! `reasoning_content` or `reasoning`, content as a string, `null` or a list of parts, missing `usage`).
+//! Streamed replies (server-sent events of `chat.completion.chunk` deltas) are put together by
+//! [`StreamAccumulator`], fed text as it arrives, so a driver can show tokens live and still get one `ChatReply`.
 
 use super::prompts::{CALCULATOR_DESCRIPTION, EXPRESSIONS_DESCRIPTION, EXPRESSION_DESCRIPTION, REQUIREMENTS_DESCRIPTION};
 use super::toolcalls::CALCULATOR;
@@ -93,6 +95,14 @@ pub fn request_json(request: &ChatRequest, model: &str) -> Value {
         body["tool_choice"] = json!("auto");
     }
     body["stream"] = json!(false);
+    body
+}
+
+/// The request body asking for a streamed reply: `stream: true`, with the usage sent in the last chunk.
+pub fn request_json_streaming(request: &ChatRequest, model: &str) -> Value {
+    let mut body = request_json(request, model);
+    body["stream"] = json!(true);
+    body["stream_options"] = json!({"include_usage": true});
     body
 }
 
@@ -245,6 +255,215 @@ pub fn parse_reply(body: &str) -> Result<ChatReply, WireError> {
     })
 }
 
+/// A tool call being streamed: its pieces arrive by `index`.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// What one batch of streamed text added to the reply, for a live view.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamDelta {
+    /// Content text added.
+    pub content: String,
+    /// Reasoning text added.
+    pub reasoning: String,
+    /// Tool-call argument text added (any call).
+    pub tool_text: String,
+}
+
+impl StreamDelta {
+    /// True when nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.content.is_empty() && self.reasoning.is_empty() && self.tool_text.is_empty()
+    }
+}
+
+/// Puts a streamed chat completion together from its server-sent events (`data: {chunk}` blocks ended by a blank
+/// line, `data: [DONE]` at the end). Feed it text in any pieces with [`push`](Self::push); [`finish`](Self::finish)
+/// returns the whole reply. A body that turns out not to be an event stream (a server that ignored `stream: true`)
+/// is parsed as a plain completion.
+#[derive(Clone, Debug, Default)]
+pub struct StreamAccumulator {
+    /// Text not yet ended by a newline.
+    pending: String,
+    /// `data:` lines of the event being read.
+    data: Vec<String>,
+    /// Everything pushed while no event has been seen (a plain JSON body, possibly).
+    raw: String,
+    events: usize,
+    done: bool,
+    content: String,
+    reasoning: String,
+    calls: Vec<PartialCall>,
+    finish_reason: Option<String>,
+    usage: Usage,
+}
+
+impl StreamAccumulator {
+    /// A fresh accumulator.
+    pub fn new() -> StreamAccumulator {
+        StreamAccumulator::default()
+    }
+
+    /// Events read so far.
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    /// Feeds the next piece of the body; returns what complete events added. An event that carries an error
+    /// object ends the reply with that error.
+    pub fn push(&mut self, text: &str) -> Result<StreamDelta, WireError> {
+        if self.events == 0 && self.raw.len() < 16 * 1024 * 1024 {
+            self.raw.push_str(text);
+        }
+        self.pending.push_str(text);
+        let mut delta = StreamDelta::default();
+        while let Some(end) = self.pending.find('\n') {
+            let line: String = self.pending.drain(..=end).collect();
+            let line = line.trim_end_matches(['\n', '\r']);
+            self.line(line, &mut delta)?;
+        }
+        Ok(delta)
+    }
+
+    fn line(&mut self, line: &str, delta: &mut StreamDelta) -> Result<(), WireError> {
+        if line.is_empty() {
+            return self.dispatch(delta);
+        }
+        if let Some(rest) = line.strip_prefix("data:") {
+            self.data.push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+        }
+        // `event:`, `id:`, `retry:` and `:` comments carry nothing a chat completion needs.
+        Ok(())
+    }
+
+    fn dispatch(&mut self, delta: &mut StreamDelta) -> Result<(), WireError> {
+        if self.data.is_empty() {
+            return Ok(());
+        }
+        let data = std::mem::take(&mut self.data).join("\n");
+        self.events += 1;
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let chunk: Value = serde_json::from_str(&data).map_err(|e| WireError::Json(format!("in a streamed chunk: {e}")))?;
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+            let message = error.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| error.to_string());
+            return Err(WireError::Api(message));
+        }
+        if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Usage { prompt_tokens: u.get("prompt_tokens").and_then(Value::as_u64), completion_tokens: u.get("completion_tokens").and_then(Value::as_u64) };
+        }
+        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else { return Ok(()) };
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_string());
+        }
+        // Some servers send the whole message in the last chunk instead of deltas.
+        let Some(d) = choice.get("delta").or_else(|| choice.get("message")) else { return Ok(()) };
+        let content = text_of(d.get("content"));
+        let reasoning = {
+            let r = text_of(d.get("reasoning_content"));
+            if r.is_empty() {
+                text_of(d.get("reasoning"))
+            } else {
+                r
+            }
+        };
+        self.content.push_str(&content);
+        self.reasoning.push_str(&reasoning);
+        delta.content.push_str(&content);
+        delta.reasoning.push_str(&reasoning);
+        for (k, call) in d.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let index = call.get("index").and_then(Value::as_u64).map(|i| i as usize).unwrap_or(k);
+            if index > 1024 {
+                continue;
+            }
+            if self.calls.len() <= index {
+                self.calls.resize(index + 1, PartialCall::default());
+            }
+            let slot = &mut self.calls[index];
+            if let Some(id) = call.get("id").and_then(Value::as_str) {
+                slot.id = id.to_string();
+            }
+            let function = call.get("function").unwrap_or(call);
+            if let Some(name) = function.get("name").and_then(Value::as_str) {
+                slot.name.push_str(name);
+            }
+            match function.get("arguments") {
+                Some(Value::String(piece)) => {
+                    slot.arguments.push_str(piece);
+                    delta.tool_text.push_str(piece);
+                }
+                Some(Value::Null) | None => {}
+                Some(other) => slot.arguments.push_str(&other.to_string()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the stream and returns the reply. A body with no event at all is read as a plain completion.
+    pub fn finish(mut self) -> Result<ChatReply, WireError> {
+        let mut ignored = StreamDelta::default();
+        if !self.pending.is_empty() {
+            let rest = std::mem::take(&mut self.pending);
+            self.line(rest.trim_end_matches('\r'), &mut ignored)?;
+        }
+        self.dispatch(&mut ignored)?;
+        if self.events == 0 {
+            return parse_reply(&self.raw);
+        }
+        let tool_calls = self
+            .calls
+            .into_iter()
+            .filter(|c| !c.name.is_empty() || !c.arguments.is_empty())
+            .map(|c| ReplyToolCall { id: c.id, name: c.name, arguments: ToolArguments::Text(c.arguments) })
+            .collect();
+        Ok(ChatReply { content: self.content, reasoning: self.reasoning, tool_calls, finish_reason: self.finish_reason, usage: self.usage, latency_ms: None })
+    }
+}
+
+/// Writes `reply` as the event stream a server would send, cut into pieces of `piece_chars` characters of
+/// content (the probe and test servers stream with it; the tests check that the accumulator gets it back).
+pub fn reply_stream(reply: &ChatReply, model: &str, id: &str, piece_chars: usize) -> String {
+    let mut out = String::new();
+    let mut event = |delta: Value, finish: Option<&str>| {
+        let chunk = json!({"id": id, "object": "chat.completion.chunk", "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        out.push_str(&format!("data: {chunk}\n\n"));
+    };
+    event(json!({"role": "assistant"}), None);
+    let pieces = |text: &str| -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        chars.chunks(piece_chars.max(1)).map(|c| c.iter().collect()).collect()
+    };
+    for piece in pieces(&reply.reasoning) {
+        event(json!({"reasoning_content": piece}), None);
+    }
+    for piece in pieces(&reply.content) {
+        event(json!({"content": piece}), None);
+    }
+    for (index, call) in reply.tool_calls.iter().enumerate() {
+        let arguments = match &call.arguments {
+            ToolArguments::Text(t) => t.clone(),
+            ToolArguments::Json(v) => v.to_string(),
+        };
+        event(json!({"tool_calls": [{"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}]}), None);
+        for piece in pieces(&arguments) {
+            event(json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}), None);
+        }
+    }
+    event(json!({}), Some(reply.finish_reason.as_deref().unwrap_or("stop")));
+    if let (Some(p), Some(c)) = (reply.usage.prompt_tokens, reply.usage.completion_tokens) {
+        let chunk = json!({"id": id, "object": "chat.completion.chunk", "model": model, "choices": [], "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}});
+        out.push_str(&format!("data: {chunk}\n\n"));
+    }
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +541,55 @@ mod tests {
         let parts = parse_reply(r#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#).unwrap();
         assert_eq!(parts.content, "ab");
         assert_eq!(parts.usage, Usage::default());
+    }
+
+    fn streamed(reply: &ChatReply, cut: usize) -> ChatReply {
+        let body = reply_stream(reply, "m", "s-1", 3);
+        let mut acc = StreamAccumulator::new();
+        let mut live = String::new();
+        let chars: Vec<char> = body.chars().collect();
+        for piece in chars.chunks(cut) {
+            live.push_str(&acc.push(&piece.iter().collect::<String>()).unwrap().content);
+        }
+        assert_eq!(live, reply.content, "the live deltas add up to the content");
+        acc.finish().unwrap()
+    }
+
+    #[test]
+    fn streamed_replies_are_put_together_whatever_the_piece_size() {
+        let reply = ChatReply {
+            content: "Let me compute: ünïcode €".into(),
+            reasoning: "thinking first".into(),
+            tool_calls: vec![
+                ReplyToolCall { id: "a".into(), name: "calculator".into(), arguments: ToolArguments::Text("{\"expressions\": [\"2*3\"]}".into()) },
+                ReplyToolCall { id: "b".into(), name: "calculator".into(), arguments: ToolArguments::Text("{\"expression\": \"1\"}".into()) },
+            ],
+            finish_reason: Some("tool_calls".into()),
+            usage: Usage { prompt_tokens: Some(40), completion_tokens: Some(9) },
+            latency_ms: None,
+        };
+        for cut in [1, 2, 7, 64, 100_000] {
+            assert_eq!(streamed(&reply, cut), reply, "pieces of {cut} characters");
+        }
+        let request = ChatRequest { messages: vec![Message::new(Role::User, "u")], max_tokens: 5, temperature: 0.0, top_p: 1.0, repair: false, turn: 0, kind: RequestKind::Turn };
+        let body = request_json_streaming(&request, "m");
+        assert_eq!((body["stream"].clone(), body["stream_options"]["include_usage"].clone()), (json!(true), json!(true)));
+    }
+
+    #[test]
+    fn streams_with_crlf_comments_errors_or_no_events_are_handled() {
+        let mut acc = StreamAccumulator::new();
+        acc.push(": keep-alive\r\n\r\nevent: message\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\r\n\r\n").unwrap();
+        acc.push("data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]").unwrap();
+        let reply = acc.finish().unwrap();
+        assert_eq!((reply.content.as_str(), reply.finish_reason.as_deref(), reply.usage), ("hi", Some("length"), Usage::default()));
+        let mut failing = StreamAccumulator::new();
+        assert_eq!(failing.push("data: {\"error\": {\"message\": \"overloaded\"}}\n\n"), Err(WireError::Api("overloaded".into())));
+        let mut plain = StreamAccumulator::new();
+        plain.push("{\"choices\":[{\"message\":{\"content\":\"plain\"},\"finish_reason\":\"stop\"}]}").unwrap();
+        assert_eq!(plain.finish().unwrap().content, "plain", "a server that ignored stream: true");
+        let mut broken = StreamAccumulator::new();
+        assert!(matches!(broken.push("data: {not json\n\n"), Err(WireError::Json(_))));
     }
 
     #[test]

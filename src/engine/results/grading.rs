@@ -4,6 +4,7 @@
 //! with; the comparison of several runs; and the context curves (prompt tokens per turn). The CLI's `grade`
 //! and the browser's Results page both call this.
 
+use super::epochs::epoch_of;
 use super::record::is_finished;
 use crate::engine::agent::Strategy;
 use crate::engine::dataset::shape::{family_of, topology_of};
@@ -42,8 +43,11 @@ pub struct GradedSample {
     pub answers: Answers,
     /// What the metrics need.
     pub outcome: Outcome,
-    /// `task_id|task_name|sample_idx`, when the sample has all three (pairs runs on the same instances).
+    /// `task_id|task_name|sample_idx` (with `|epoch` after the first epoch), when the sample has all three (pairs
+    /// runs on the same instances, attempt by attempt).
     pub key: Option<String>,
+    /// Which attempt at its instance this sample is (0 unless the run had several epochs).
+    pub epoch: usize,
 }
 
 /// A graded file.
@@ -81,7 +85,7 @@ pub fn grade_results_file(file: &Value, options: GradeOptions) -> Result<GradedF
         match grade_result_sample(sample, index, options.replay, options.lenient) {
             Ok((grade, answers)) => {
                 let outcome = outcome_of(sample, mode, &grade);
-                graded.samples.push(GradedSample { index, grade, answers, outcome, key: key_of(sample) });
+                graded.samples.push(GradedSample { index, grade, answers, outcome, key: key_of(sample), epoch: epoch_of(sample) });
             }
             Err(e) => graded.unreadable.push((index, e.to_string())),
         }
@@ -215,6 +219,15 @@ pub fn compare_many(runs: &[Run<'_>], baseline: usize) -> Comparison {
 }
 
 fn key_of(sample: &Value) -> Option<String> {
+    let base = instance_key(sample)?;
+    Some(match epoch_of(sample) {
+        0 => base,
+        epoch => format!("{base}|{epoch}"),
+    })
+}
+
+/// `task_id|task_name|sample_idx` of a sample: the instance it is an attempt at, whatever the epoch.
+pub fn instance_key(sample: &Value) -> Option<String> {
     let id = sample.get("task_id")?;
     let name = sample.get("task_name")?;
     let idx = sample.get("sample_idx")?;

@@ -1,15 +1,18 @@
 //! The results file (spec §7.6, §9), owned in one place: each sample's record (`record`), the summary both
 //! drivers write (`summary`), grading a whole file and comparing runs (`grading`), and the redaction of
-//! URLs before anything is written (`redact`). The CLI's `eval` and `grade`, and the browser's Evaluate and
+//! URLs before anything is written (`redact`), and runs of several epochs (`epochs`: each sample attempted k
+//! times, mean accuracy, pass^k and per-instance consistency). The CLI's `eval` and `grade`, and the browser's Evaluate and
 //! Results pages, all go through here, so their files and their figures agree.
 
+mod epochs;
 mod grading;
 mod record;
 mod redact;
 mod summary;
 
+pub use epochs::{epoch_of, epoch_report, expand_epochs, with_epoch, EpochReport, InstanceConsistency};
 pub use grading::{
-    compare_many, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, sample_cost, strategy_of, GradeOptions, GradedFile,
+    compare_many, instance_key, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, sample_cost, strategy_of, GradeOptions, GradedFile,
     GradedSample, PairedBy, ResultsError, Run, RunComparison,
 };
 pub use record::{is_finished, requests_json, result_sample, transcript_json};

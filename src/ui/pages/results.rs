@@ -5,23 +5,28 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
+use crate::app::charts::accuracy_chart;
+use crate::app::partial_run::{unfinished_note, RunState};
 use crate::engine::grade::metrics::{render_table, summarise};
 use crate::engine::results::{grade_results_file, GradeOptions};
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
+use crate::web::download::download_text;
 use crate::web::files::picked_text;
 
-/// Grades every sample as stored (no replay) and renders the metrics table.
-fn metrics_text(results: &Value) -> Result<String, String> {
+/// Grades every sample as stored (no replay): the note on unfinished samples, if any, and the metrics table.
+fn metrics_text(results: &Value, state: RunState) -> Result<(Option<String>, String, Option<String>), String> {
     let graded = grade_results_file(results, GradeOptions::default()).map_err(|e| e.to_string())?;
-    let mut text = render_table(&summarise(&graded.outcomes()));
-    if graded.unfinished > 0 {
-        text.push_str(&format!("\n{} sample(s) not finished yet (not graded)\n", graded.unfinished));
-    }
+    let total = results.get("samples").and_then(Value::as_array).map_or(0, Vec::len);
+    let note = unfinished_note(graded.unfinished, total, state);
+    // A run with nothing finished has no figures to show, only the note.
+    let metrics = summarise(&graded.outcomes());
+    let chart = (!metrics.by_group.is_empty()).then(|| accuracy_chart(&metrics.by_group));
+    let mut text = if graded.samples.is_empty() && graded.unfinished > 0 { String::new() } else { render_table(&metrics) };
     for (index, reason) in &graded.unreadable {
         text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
     }
-    Ok(text)
+    Ok((note, text, chart))
 }
 
 /// The Results page.
@@ -34,10 +39,15 @@ pub fn ResultsPage() -> impl IntoView {
         spawn_local(async move {
             match picked_text(&ev).await {
                 Ok((name, text)) => match serde_json::from_str::<Value>(&text) {
-                    Ok(json) => {
-                        source.set(name);
-                        state.results.set(Some(json));
-                    }
+                    // A file that is not a results file is refused with its name; what was shown stays.
+                    Ok(json) => match grade_results_file(&json, GradeOptions::default()) {
+                        Ok(_) => {
+                            error.set(String::new());
+                            source.set(name);
+                            state.results.set(Some(json));
+                        }
+                        Err(e) => error.set(format!("{name}: {e}")),
+                    },
                     Err(e) => error.set(format!("{name}: malformed JSON at line {}, column {}: {e}", e.line(), e.column())),
                 },
                 Err(e) => error.set(e),
@@ -49,14 +59,31 @@ pub fn ResultsPage() -> impl IntoView {
             <h1>"Results"</h1>
             <p>
                 "Load a results file (ours or the reference's): "
-                <input id="results-file" type="file" accept=".json" on:change=load />
+                <input id="results-file" data-testid="results-file" type="file" accept=".json" on:change=load />
                 <span class="muted">{move || if source.get().is_empty() { String::new() } else { format!(" showing {}", source.get()) }}</span>
             </p>
             <ErrorView message=Signal::derive(move || error.get()) />
             {move || match state.results.get() {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
-                Some(results) => match metrics_text(&results) {
-                    Ok(text) => view! { <pre class="prompt-view" id="results-metrics">{text}</pre> }.into_any(),
+                Some(results) => match metrics_text(&results, if state.evaluation.running.get() { RunState::Running } else { RunState::Stopped }) {
+                    Ok((note, text, chart)) => view! {
+                        {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
+                        {chart.map(|svg| {
+                            let export = svg.clone();
+                            view! {
+                                <figure class="results-chart">
+                                    // Built by app::charts from numbers and escaped labels only.
+                                    <div inner_html=svg></div>
+                                    <figcaption>"Accuracy by topology × family, with Wilson 95% intervals. "
+                                        <button data-testid="export-chart" on:click=move |_| {
+                                            if let Err(e) = download_text("accuracy.svg", "image/svg+xml", &export) { error.set(e.to_string()) }
+                                        }>"Export SVG"</button>
+                                    </figcaption>
+                                </figure>
+                            }
+                        })}
+                        {(!text.is_empty()).then(|| view! { <pre class="prompt-view" id="results-metrics">{text}</pre> })}
+                    }.into_any(),
                     Err(e) => view! { <div class="error-view">{e}</div> }.into_any(),
                 },
             }}

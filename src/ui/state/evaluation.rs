@@ -15,6 +15,8 @@ pub struct EvaluationState {
     pub sample_limit: RwSignal<usize>,
     /// Completion limit of a normal turn.
     pub max_tokens: RwSignal<u32>,
+    /// True while a run of this tab is going (the Results page says its figures are partial).
+    pub running: RwSignal<bool>,
 }
 
 impl EvaluationState {
@@ -29,6 +31,7 @@ impl EvaluationState {
             strategy: RwSignal::new("full".into()),
             sample_limit: RwSignal::new(3),
             max_tokens: RwSignal::new(2048),
+            running: RwSignal::new(false),
         }
     }
 }

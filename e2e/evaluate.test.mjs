@@ -1,0 +1,211 @@
+// The Evaluate page against the fault-injecting endpoint (tools/fault_server.py on 127.0.0.1): Stop aborts the
+// request in flight at once, a stopped run is reported as unfinished on Results (never as the previous run's
+// figures), and old error lines go when the next action succeeds.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serveDist, launch, SHOTS } from './harness.mjs';
+import { startFaultServer, until } from './fault_server.mjs';
+
+let server, browser, llm;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+  llm = await startFaultServer(['--faults', 'off']);
+});
+after(async () => { await browser?.context.close(); await server?.close(); await llm?.close(); });
+
+// Opens Evaluate afresh (leaving the page first, so it is built anew) with `samples` samples against the server.
+async function setUp(page, samples) {
+  await page.goto(`${server.url}#/about`);
+  await page.goto(`${server.url}#/evaluate`);
+  await page.waitForSelector('[data-testid="start-run"]:not([disabled])');
+  await page.fill('[data-testid="base-url"]', llm.url);
+  await page.fill('[data-testid="sample-limit"]', String(samples));
+  await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
+}
+
+test('Stop aborts the request in flight at once against a slow endpoint', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 30000, faults: 'off' });
+  await setUp(page, 3);
+  await page.click('[data-testid="start-run"]');
+  await until(async () => (await llm.stats()).in_flight >= 1, 15000, 'a request in flight');
+  await page.waitForSelector('[data-testid="sample-row"][data-status="running"]');
+  const started = Date.now();
+  await page.click('[data-testid="stop-run"]');
+  await page.waitForSelector('[data-testid="sample-row"][data-status="stopped"]', { timeout: 5000 });
+  await page.waitForSelector('[data-testid="start-run"]:not([disabled])', { timeout: 5000 });
+  const elapsed = Date.now() - started;
+  console.log(`stopped ${elapsed} ms after the click, with a reply 30 s away`);
+  assert.ok(elapsed < 1000, `stopping took ${elapsed} ms`);
+  const statuses = await page.locator('[data-testid="sample-row"]').evaluateAll((rows) => rows.map((r) => r.dataset.status));
+  assert.deepEqual(statuses, ['stopped', 'not run', 'not run']);
+  assert.match(await page.textContent('#eval-done'), /stopped/);
+  assert.deepEqual(errors, []);
+});
+
+test('after a finished run, a stopped run shows on Results as unfinished, not as the finished run', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 0 });
+  await setUp(page, 2);
+  await page.click('[data-testid="start-run"]');
+  await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 30000 });
+  assert.equal(await page.getAttribute('[data-testid="run-progress"]', 'value'), '2');
+  assert.match(await page.textContent('[data-testid="run-stats"]'), /^2 of 2 done · accuracy \d+\.\d% \[\d+\.\d, \d+\.\d\] \(\d\/2\) · [4-9] requests · 0 retries · \d+ s elapsed$/);
+  await page.click('text=see metrics');
+  await page.waitForSelector('#results-metrics');
+  assert.equal(await page.locator('[data-testid="results-note"]').count(), 0, 'a finished run has no note');
+
+  await llm.control({ delay_ms: 30000 });
+  await setUp(page, 2);
+  await page.click('[data-testid="start-run"]');
+  await page.waitForSelector('[data-testid="sample-row"][data-status="running"]');
+  await page.click('[data-testid="stop-run"]');
+  await page.waitForSelector('#eval-done:has-text("stopped")');
+  await page.click('text=see metrics');
+  await page.waitForSelector('[data-testid="results-note"]');
+  const note = await page.textContent('[data-testid="results-note"]');
+  assert.match(note, /Unfinished run: 2 of 2 samples have no result yet \(the run was stopped/);
+  assert.equal(await page.locator("#results-metrics").count(), 0, "no figures of the finished run, none for an empty one");
+  await page.screenshot({ path: join(SHOTS, 'results-unfinished-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-unfinished-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});
+
+test('an error line goes away when the next action succeeds', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 0 });
+  await setUp(page, 1);
+  await page.setInputFiles('#eval-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"samples": [') });
+  await page.waitForSelector('.error-view');
+  assert.match(await page.textContent('.error-view'), /broken\.json: malformed JSON at line 1/);
+  await page.click('[data-testid="start-run"]');
+  await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 30000 });
+  assert.equal(await page.locator('.error-view').count(), 0, 'the run cleared the old error');
+  await page.setInputFiles('#eval-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"samples": [') });
+  await page.waitForSelector('.error-view');
+  const dataset = { summary: { mode: 'chain' }, samples: [{ prompt: 'Define task_1_input = 3.\nTask 1:\nCompute task_1_input + 1 and call the result task_1_out.\n', ground_truth: 4, task_name: 'AddTask' }] };
+  await page.setInputFiles('#eval-file', { name: 'ok.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(dataset)) });
+  await page.waitForSelector('text=using ok.json');
+  assert.equal(await page.locator('.error-view').count(), 0, 'loading a good file cleared the old error');
+  assert.deepEqual(errors, []);
+});
+
+// Waits until all `n` rows of the run have ended.
+async function waitFinished(page, n, timeout = 60000) {
+  await page.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('[data-testid="sample-row"]')];
+    return rows.length === n && rows.every((r) => !['queued', 'running', 'not run', 'stopped'].includes(r.dataset.status))
+      && document.querySelector('#eval-done')?.textContent === 'finished';
+  }, n, { timeout });
+}
+
+const KEY = 'sk-test-key-never-stored-4242';
+
+async function dumpStorage(page) {
+  return page.evaluate(async () => {
+    const db = await new Promise((ok, fail) => { const r = indexedDB.open('arbigraph-runs'); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+    const out = { localStorage: JSON.stringify({ ...localStorage }), sessionStorage: JSON.stringify({ ...sessionStorage }), stores: {} };
+    for (const name of db.objectStoreNames) {
+      out.stores[name] = await new Promise((ok) => {
+        const tx = db.transaction(name, 'readonly');
+        const keys = tx.objectStore(name).getAllKeys();
+        const values = tx.objectStore(name).getAll();
+        tx.oncomplete = () => ok({ keys: keys.result, values: values.result });
+      });
+    }
+    db.close();
+    return out;
+  });
+}
+
+test('a reload mid-run resumes where it stopped: every sample once, no key stored anywhere', async () => {
+  const { page, errors } = browser;
+  const samples = 8;
+  // An uninterrupted run of the same samples gives each sample's request count.
+  await llm.control({ delay_ms: 0, faults: 'off' });
+  await llm.reset();
+  await setUp(page, samples);
+  await page.click('[data-testid="start-run"]');
+  await waitFinished(page, samples);
+  const baseline = (await llm.stats()).per_sample;
+  await llm.reset();
+
+  await llm.control({ delay_ms: 250 });
+  await setUp(page, samples);
+  await page.fill('[data-testid="api-key"]', KEY);
+  await page.click('[data-testid="start-run"]');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="sample-row"]')].filter((r) => !['queued', 'running'].includes(r.dataset.status)).length >= 3, null, { timeout: 60000 });
+  await page.reload();
+  await page.waitForSelector('[data-testid="resume-run"]', { timeout: 15000 });
+  const banner = await page.textContent('.eval-resume');
+  const done = Number(banner.match(/\((\d+) of 8 samples done/)[1]);
+  assert.ok(done >= 2 && done < samples, `resumable with ${done} samples done`);
+  await page.fill('[data-testid="api-key"]', KEY);
+  await page.click('[data-testid="resume-run"]');
+  await waitFinished(page, samples);
+  const statuses = await page.locator('[data-testid="sample-row"]').evaluateAll((rows) => rows.map((r) => r.dataset.status));
+  assert.equal(statuses.length, samples);
+  assert.ok(statuses.every((s) => !['queued', 'running', 'not run', 'stopped'].includes(s)), statuses.join(', '));
+
+  const stats = await llm.stats();
+  assert.deepEqual(Object.keys(stats.per_sample).sort(), Object.keys(baseline).sort(), 'the same samples were asked');
+  const extra = Object.entries(stats.per_sample).map(([k, n]) => n - baseline[k]);
+  console.log(`requests per sample beyond an uninterrupted run: ${extra.join(' ')}`);
+  assert.ok(extra.every((n) => n === 0 || n === 1) && extra.filter((n) => n === 1).length <= 1,
+    'no sample ran twice: at most the one request in flight at the reload was sent again');
+  assert.deepEqual(stats.auth, [`Bearer ${KEY}`], 'the key typed again was sent');
+
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-results"]');
+  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  const results = JSON.parse(text);
+  assert.equal(results.samples.length, samples);
+  assert.ok(results.samples.every((s) => s.agent_status && s.agent_status !== 'in_progress'));
+  const stored = await dumpStorage(page);
+  assert.ok(stored.stores.turns.keys.length > 0 && stored.stores.samples.keys.length >= samples, 'turns and samples are stored');
+  for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
+    assert.ok(!body.includes(KEY), `no key in ${what}`);
+  }
+  await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-light.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});
+
+test('the endpoint check passes against a good server and names the CORS failure, with its fixes, against one without CORS', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 0, faults: 'off' });
+  await setUp(page, 1);
+  await page.click('[data-testid="check-endpoint"]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="check-result"]').length === 3, null, { timeout: 30000 });
+  const good = await page.locator('[data-testid="check-result"]').evaluateAll((lines) => lines.map((l) => [l.dataset.ok, l.textContent]));
+  assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true'], JSON.stringify(good));
+  assert.match(good[2][1], /called the calculator/);
+  await page.screenshot({ path: join(SHOTS, 'evaluate-check-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'evaluate-check-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  const closed = await startFaultServer(['--faults', 'off', '--no-cors']);
+  try {
+    await page.fill('[data-testid="base-url"]', closed.url);
+    await page.click('[data-testid="check-endpoint"]');
+    await page.waitForSelector('[data-testid="check-result"][data-ok="false"]', { timeout: 30000 });
+    const lines = await page.locator('[data-testid="check-result"]').allTextContents();
+    assert.equal(lines.length, 1, 'the later probes are skipped when the browser cannot read replies');
+    assert.match(lines[0], /CORS and \/models: .*CORS headers/);
+    assert.match(lines[0], /OLLAMA_ORIGINS/);
+    assert.match(lines[0], /--allowed-origins/);
+  } finally {
+    await closed.close();
+  }
+  // The browser itself reports the refused reply on the console; nothing else may.
+  assert.deepEqual(errors.filter((e) => !/CORS policy|Failed to load resource|net::ERR_FAILED/.test(e)), []);
+  errors.length = 0;
+});

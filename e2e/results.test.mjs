@@ -1,0 +1,77 @@
+// The Results page with loaded files: a dataset file is refused with its name (never shown as 0%), what was
+// shown stays, and an old error goes when the next file loads.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { serveDist, launch, SHOTS } from './harness.mjs';
+
+let server, browser;
+
+before(async () => { server = await serveDist(); browser = await launch(); });
+after(async () => { await browser?.context.close(); await server?.close(); });
+
+const sample = (idx, answer, status = 'success') => ({
+  prompt: 'Define task_1_input = 3.\nTask 1:\nCompute task_1_input + 4 and call the result task_1_out.\n', ground_truth: 7,
+  task_id: 0, task_name: 'AddTask', sample_idx: idx, agent_status: status, task_answers: { task_1_out: { answer, turn: 0 } },
+});
+const file = (name, json) => ({ name, mimeType: 'application/json', buffer: Buffer.from(typeof json === 'string' ? json : JSON.stringify(json)) });
+const results = { summary: { generation_params: {} }, samples: [sample(0, '7'), sample(1, '7'), sample(2, '8')] };
+const dataset = { summary: { mode: 'chain' }, samples: [{ prompt: 'Compute 3 + 4.', ground_truth: 7, task_name: 'AddTask' }] };
+
+test('a dataset file is refused with its name and the results shown stay', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  await page.setInputFiles('[data-testid="results-file"]', file('run.json', results));
+  await page.waitForSelector('#results-metrics');
+  const shown = await page.textContent('#results-metrics');
+  assert.match(shown, /3/);
+  await page.setInputFiles('[data-testid="results-file"]', file('instances.json', dataset));
+  await page.waitForSelector('.error-view');
+  assert.match(await page.textContent('.error-view'), /^instances\.json: this is a dataset file, not a results file/);
+  assert.equal(await page.textContent('#results-metrics'), shown, 'the results shown before stay');
+  assert.match(await page.textContent('#page-results'), /showing run\.json/);
+  await page.screenshot({ path: join(SHOTS, 'results-refused-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-refused-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});
+
+test('an error goes when the next file loads, and a file with unfinished samples says so', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  await page.setInputFiles('[data-testid="results-file"]', file('broken.json', '{"samples": ['));
+  await page.waitForSelector('.error-view');
+  assert.match(await page.textContent('.error-view'), /broken\.json: malformed JSON at line 1/);
+  const partial = { ...results, samples: [...results.samples, { ...sample(3, ''), agent_status: 'in_progress' }] };
+  await page.setInputFiles('[data-testid="results-file"]', file('partial.json', partial));
+  await page.waitForSelector('[data-testid="results-note"]');
+  assert.equal(await page.locator('.error-view').count(), 0, 'the old error is gone');
+  assert.match(await page.textContent('[data-testid="results-note"]'), /Unfinished run: 1 of 4 samples have no result yet/);
+  await page.setInputFiles('[data-testid="results-file"]', file('run.json', results));
+  await page.waitForSelector('[data-testid="results-note"]', { state: 'detached' });
+  assert.deepEqual(errors, []);
+});
+
+test('the accuracy chart draws a bar with its Wilson whisker per topology and family, and exports as SVG', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const mixed = { summary: { generation_params: {} }, samples: [
+    ...results.samples,
+    { ...sample(4, '7'), target_family: 'gsm' }, { ...sample(5, '8'), target_family: 'gsm' },
+  ] };
+  await page.setInputFiles('[data-testid="results-file"]', file('mixed.json', mixed));
+  await page.waitForSelector('svg[data-testid="accuracy-chart"]');
+  const bars = await page.locator('svg[data-testid="accuracy-chart"] g.chart-bar').evaluateAll((gs) => gs.map((g) => g.querySelector('title').textContent));
+  assert.deepEqual(bars.sort(), ['baseline × gsm: 50.0% [9.5, 90.5] 1/2', 'baseline × math: 66.7% [20.8, 93.9] 2/3']);
+  assert.equal(await page.locator('svg[data-testid="accuracy-chart"] .whisker').count(), bars.length * 3);
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-chart"]');
+  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  assert.match(text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" data-testid="accuracy-chart"/);
+  await page.screenshot({ path: join(SHOTS, 'results-dashboard-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-dashboard-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,142 @@
+//! Charts of the Results dashboard as SVG text, built here from the engine's metrics so they are tested
+//! natively and exported as they are shown: accuracy by topology × family with Wilson 95% whiskers, bars
+//! grouped by topology and coloured by family (the layout of the paper's Figure 3). Colours come from classes
+//! (`style/results.css`), so both themes apply; every label is escaped.
+
+use crate::engine::grade::metrics::Accuracy;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+const WIDTH: f64 = 720.0;
+const HEIGHT: f64 = 300.0;
+const LEFT: f64 = 48.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 28.0;
+const BOTTOM: f64 = 44.0;
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The accuracy chart of `by_group` ((topology, family) → accuracy): one group of bars per topology, one bar
+/// per family present, each with its Wilson 95% interval as a whisker and a tooltip with the counts.
+pub fn accuracy_chart(by_group: &BTreeMap<(String, String), Accuracy>) -> String {
+    let topologies: Vec<&str> = by_group.keys().map(|(t, _)| t.as_str()).fold(Vec::new(), |mut v, t| {
+        if !v.contains(&t) {
+            v.push(t);
+        }
+        v
+    });
+    let families: Vec<&str> = {
+        let mut f: Vec<&str> = by_group.keys().map(|(_, f)| f.as_str()).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    };
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let y = |rate: f64| TOP + plot_h * (1.0 - rate.clamp(0.0, 1.0));
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" data-testid="accuracy-chart" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Accuracy by topology and family with Wilson 95% intervals">"#
+    );
+    for tick in 0..=4 {
+        let rate = tick as f64 / 4.0;
+        let _ = write!(
+            svg,
+            r#"<line class="chart-grid" x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="end">{}%</text>"#,
+            WIDTH - RIGHT,
+            y(rate),
+            y(rate),
+            LEFT - 6.0,
+            y(rate) + 4.0,
+            tick * 25
+        );
+    }
+    let group_w = plot_w / topologies.len().max(1) as f64;
+    let bar_w = (group_w * 0.8 / families.len().max(1) as f64).min(48.0);
+    for (ti, topology) in topologies.iter().enumerate() {
+        let present: Vec<(usize, &Accuracy)> = families.iter().enumerate().filter_map(|(fi, f)| Some((fi, by_group.get(&(topology.to_string(), f.to_string()))?))).collect();
+        let start = LEFT + group_w * ti as f64 + (group_w - bar_w * present.len() as f64) / 2.0;
+        for (slot, (fi, acc)) in present.iter().enumerate() {
+            let x = start + bar_w * slot as f64;
+            let (lo, hi) = acc.interval();
+            let mid = x + bar_w / 2.0;
+            let _ = write!(
+                svg,
+                r#"<g class="chart-bar chart-family-{fi}"><title>{} × {}: {:.1}% [{:.1}, {:.1}] {}/{}</title><rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/><line class="whisker" x1="{mid:.1}" x2="{mid:.1}" y1="{:.1}" y2="{:.1}"/><line class="whisker" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><line class="whisker" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/></g>"#,
+                escape(topology),
+                escape(families[*fi]),
+                acc.rate() * 100.0,
+                lo * 100.0,
+                hi * 100.0,
+                acc.correct,
+                acc.total,
+                x + 1.0,
+                y(acc.rate()),
+                (bar_w - 2.0).max(1.0),
+                (y(0.0) - y(acc.rate())).max(0.0),
+                y(hi),
+                y(lo),
+                mid - bar_w / 4.0,
+                mid + bar_w / 4.0,
+                y(hi),
+                y(hi),
+                mid - bar_w / 4.0,
+                mid + bar_w / 4.0,
+                y(lo),
+                y(lo),
+            );
+        }
+        let _ = write!(
+            svg,
+            r#"<text class="chart-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            LEFT + group_w * (ti as f64 + 0.5),
+            HEIGHT - BOTTOM + 18.0,
+            escape(topology)
+        );
+    }
+    for (fi, family) in families.iter().enumerate() {
+        let x = LEFT + 110.0 * fi as f64;
+        let _ = write!(
+            svg,
+            r#"<g class="chart-legend chart-family-{fi}"><rect class="bar" x="{x:.1}" y="6" width="12" height="12"/><text class="chart-label" x="{:.1}" y="16">{}</text></g>"#,
+            x + 16.0,
+            escape(family)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(correct: usize, total: usize) -> Accuracy {
+        Accuracy { correct, total }
+    }
+
+    #[test]
+    fn one_bar_with_a_whisker_per_topology_and_family() {
+        let mut groups = BTreeMap::new();
+        groups.insert(("chain".to_string(), "math".to_string()), acc(2, 3));
+        groups.insert(("chain".to_string(), "gsm".to_string()), acc(0, 4));
+        groups.insert(("multichain".to_string(), "math".to_string()), acc(5, 5));
+        let svg = accuracy_chart(&groups);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>") && svg.contains(r#"data-testid="accuracy-chart""#));
+        assert_eq!(svg.matches(r#"<rect class="bar""#).count(), 3 + 2, "three bars and two legend keys");
+        assert_eq!(svg.matches(r#"class="whisker""#).count(), 9);
+        assert!(svg.contains("chain × math: 66.7% [20.8, 93.9] 2/3"), "{svg}");
+        assert!(svg.contains(">multichain</text>") && svg.contains(">100%</text>"));
+    }
+
+    #[test]
+    fn labels_are_escaped() {
+        let mut groups = BTreeMap::new();
+        groups.insert(("<b>".to_string(), "a&b".to_string()), acc(1, 2));
+        let svg = accuracy_chart(&groups);
+        assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;") && svg.contains("a&amp;b"));
+    }
+}

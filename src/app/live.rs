@@ -1,0 +1,68 @@
+//! The running run's progress line: done of total, the running accuracy with its Wilson 95% interval, requests
+//! and retries sent, time spent and an estimate of the time left (the mean time per finished sample so far).
+
+use crate::engine::grade::metrics::wilson_interval;
+
+/// What the page knows of a run while it goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Live {
+    /// Samples with a result.
+    pub done: usize,
+    /// Samples in the run.
+    pub total: usize,
+    /// Correct samples among those done.
+    pub correct: usize,
+    /// Requests sent (every attempt).
+    pub requests: usize,
+    /// Attempts that failed and were retried.
+    pub retries: usize,
+    /// Milliseconds since this visit started (or resumed) the run.
+    pub elapsed_ms: f64,
+    /// Samples done during this visit (a resumed run's earlier samples do not count towards the speed).
+    pub done_here: usize,
+}
+
+fn duration(ms: f64) -> String {
+    let s = (ms / 1000.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else {
+        format!("{} min {} s", s / 60, s % 60)
+    }
+}
+
+/// The line shown above the rows.
+pub fn progress_line(live: &Live) -> String {
+    let mut parts = vec![format!("{} of {} done", live.done, live.total)];
+    if live.done > 0 {
+        let (lo, hi) = wilson_interval(live.correct, live.done);
+        parts.push(format!("accuracy {:.1}% [{:.1}, {:.1}] ({}/{})", 100.0 * live.correct as f64 / live.done as f64, lo * 100.0, hi * 100.0, live.correct, live.done));
+    }
+    parts.push(format!("{} request{}", live.requests, if live.requests == 1 { "" } else { "s" }));
+    parts.push(format!("{} retr{}", live.retries, if live.retries == 1 { "y" } else { "ies" }));
+    parts.push(format!("{} elapsed", duration(live.elapsed_ms)));
+    let left = live.total.saturating_sub(live.done);
+    if live.done_here > 0 && left > 0 {
+        parts.push(format!("about {} left", duration(live.elapsed_ms / live.done_here as f64 * left as f64)));
+    }
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_gives_accuracy_with_its_interval_and_the_time_left() {
+        let live = Live { done: 2, total: 3, correct: 2, requests: 5, retries: 1, elapsed_ms: 10_000.0, done_here: 2 };
+        let line = progress_line(&live);
+        assert!(line.starts_with("2 of 3 done · accuracy 100.0% [34.2, 100.0] (2/2)"), "{line}");
+        assert!(line.contains("5 requests · 1 retry · 10 s elapsed · about 5 s left"), "{line}");
+    }
+
+    #[test]
+    fn before_any_result_there_is_no_accuracy_and_no_estimate() {
+        let line = progress_line(&Live { total: 4, requests: 1, elapsed_ms: 61_000.0, ..Live::default() });
+        assert_eq!(line, "0 of 4 done · 1 request · 0 retries · 1 min 1 s elapsed");
+    }
+}

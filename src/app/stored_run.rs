@@ -1,0 +1,84 @@
+//! What the run store keeps of a browser run so that a reload can resume it: the samples and every setting
+//! needed to rebuild the agent configuration, the endpoint's base URL and model, and never the API key.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::engine::agent::strategy::Strategy;
+use crate::engine::agent::AgentConfig;
+
+/// A run as stored under its id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// `run-<milliseconds since the epoch>`: later runs sort later.
+    pub id: String,
+    /// True once every sample has a result.
+    pub finished: bool,
+    /// The dataset samples the run covers, in order.
+    pub samples: Vec<Value>,
+    /// The topology the configuration's defaults come from.
+    pub topology: String,
+    /// The context strategy as `name:key=value,…`.
+    pub strategy: String,
+    /// Completion limit of a normal turn.
+    pub max_tokens: u32,
+    /// Where the requests went (the key is not kept: it is typed again to resume).
+    pub base_url: String,
+    /// The model asked for.
+    pub model: String,
+}
+
+impl RunSpec {
+    /// The agent configuration of every sample: the topology's defaults with the run's limits and strategy.
+    pub fn config(&self) -> Result<AgentConfig, String> {
+        let mut config = AgentConfig::for_topology(&self.topology);
+        config.max_tokens = self.max_tokens;
+        config.repair_max_tokens = self.max_tokens.saturating_mul(2);
+        config.max_turns = config.max_turns.min(60);
+        config.strategy = Strategy::parse(&self.strategy).map_err(|e| e.to_string())?;
+        Ok(config)
+    }
+}
+
+/// The latest unfinished run among stored ones, if any.
+pub fn latest_unfinished(runs: Vec<RunSpec>) -> Option<RunSpec> {
+    runs.into_iter().filter(|r| !r.finished).max_by(|a, b| (a.id.len(), &a.id).cmp(&(b.id.len(), &b.id)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(id: &str, finished: bool) -> RunSpec {
+        RunSpec {
+            id: id.into(),
+            finished,
+            samples: vec![json!({"prompt": "p"})],
+            topology: "chain".into(),
+            strategy: "mask:keep=3".into(),
+            max_tokens: 512,
+            base_url: "http://127.0.0.1:1/v1".into(),
+            model: "m".into(),
+        }
+    }
+
+    #[test]
+    fn a_stored_spec_rebuilds_the_configuration_and_round_trips() {
+        let s = spec("run-1", false);
+        let config = s.config().unwrap();
+        assert_eq!((config.max_tokens, config.repair_max_tokens), (512, 1024));
+        assert_eq!(config.strategy.name(), "mask");
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<RunSpec>(&text).unwrap(), s);
+        assert!(!text.contains("key"), "no field for a key: {text}");
+        assert!(RunSpec { strategy: "nope".into(), ..s }.config().is_err());
+    }
+
+    #[test]
+    fn the_latest_unfinished_run_is_offered_for_resuming() {
+        let runs = vec![spec("run-900", false), spec("run-1000", false), spec("run-2000", true)];
+        assert_eq!(latest_unfinished(runs).map(|r| r.id), Some("run-1000".into()));
+        assert_eq!(latest_unfinished(vec![spec("run-1", true)]), None);
+    }
+}

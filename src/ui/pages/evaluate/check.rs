@@ -1,0 +1,42 @@
+//! The endpoint check: one button that probes the endpoint (CORS preflight and `/models`, a plain chat call, a
+//! tool call) and a line per probe with what failed and how to fix it (`app::endpoint_check` decides which).
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::app::endpoint_check::{explain, CheckLine};
+use crate::engine::agent::Endpoint;
+use crate::web::fetch_backend::check_endpoint;
+
+/// The check button and its report.
+#[component]
+pub fn EndpointCheck(
+    /// The endpoint as set on the page.
+    endpoint: RwSignal<Endpoint>,
+) -> impl IntoView {
+    let lines: RwSignal<Vec<CheckLine>> = RwSignal::new(Vec::new());
+    let checking = RwSignal::new(false);
+    let check = move |_| {
+        checking.set(true);
+        lines.set(Vec::new());
+        spawn_local(async move {
+            let seen = check_endpoint(&endpoint.get_untracked()).await;
+            lines.set(seen.iter().map(|(probe, seen)| explain(*probe, seen)).collect());
+            checking.set(false);
+        });
+    };
+    view! {
+        <div class="eval-check">
+            <button data-testid="check-endpoint" disabled=move || checking.get() on:click=check>
+                {move || if checking.get() { "Checking…" } else { "Check endpoint" }}
+            </button>
+            <ul class="eval-check-lines">
+                {move || lines.get().into_iter().map(|line| view! {
+                    <li data-testid="check-result" data-ok=line.ok.to_string() class=if line.ok { "eval-check-ok" } else { "eval-check-fail" }>
+                        <strong>{format!("{} {}: ", if line.ok { "✓" } else { "✗" }, line.probe.label())}</strong>{line.message}
+                    </li>
+                }).collect_view()}
+            </ul>
+        </div>
+    }
+}
