@@ -137,7 +137,7 @@ fn reference_custom_graph_generates_with_a_non_sink_target() {
         assert!(sample.prompt.text().contains("Static Inputs:"));
     }
     // Make task_2 (a middle node) the target: it is graded even though it is not a sink.
-    graph.target = Some(graph::NodeId("task_2".into()));
+    graph.apply(graph::GraphEdit::SetTarget(graph::NodeId("task_2".into()))).unwrap();
     let valid = ValidGraph::new(graph, &registry).unwrap();
     let mut config = GenerateConfig::new(Topology::Custom(Box::new(valid)), vec![Family::Math]);
     config.samples_per_target = 2;

@@ -21,7 +21,7 @@ fn try_budget(task_nodes: usize) -> usize {
 /// The target tasks: the pinned task, or every task of the target's family compatible with its kinds.
 pub fn targets(graph: &ValidGraph, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let t = graph.target();
-    let NodeKind::Task(node) = &graph.graph().nodes[t].kind else { return Err(GenerateError::NoTargets) };
+    let NodeKind::Task(node) = &graph.graph().nodes()[t].kind else { return Err(GenerateError::NoTargets) };
     let family = node.family().ok_or(GenerateError::NoTargets)?;
     if let Some(task_id) = node.task_id {
         let task = u32::try_from(task_id).ok().and_then(|id| registry.by_task_id(family, id)).ok_or(GenerateError::NoTargets)?;
@@ -36,13 +36,13 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
     let g = graph.graph();
     let tasks: Vec<usize> = graph.order().iter().copied().filter(|&i| graph.task_number(i).is_some()).collect();
     let m = tasks.len();
-    let mut position = vec![usize::MAX; g.nodes.len()];
+    let mut position = vec![usize::MAX; g.nodes().len()];
     for (j, &i) in tasks.iter().enumerate() {
         position[i] = j;
     }
 
     // Root inputs, drawn in topological order.
-    let mut root_input: Vec<Option<Value>> = vec![None; g.nodes.len()];
+    let mut root_input: Vec<Option<Value>> = vec![None; g.nodes().len()];
     for &i in &tasks {
         if graph.preds(i).is_empty() {
             let kind = graph.kinds(i).input.unwrap_or_else(|| target.info().primary_input_kind());
@@ -50,7 +50,7 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
         }
     }
 
-    let mut values: Vec<Option<Value>> = vec![None; g.nodes.len()];
+    let mut values: Vec<Option<Value>> = vec![None; g.nodes().len()];
     let mut made: Vec<Option<(Stage, TaskInstance)>> = vec![None; m];
     let mut candidates: Vec<Option<Vec<Rc<dyn Task>>>> = vec![None; m];
     let mut cursor = vec![0usize; m];
@@ -69,7 +69,7 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
             }
         };
         if candidates[j].is_none() {
-            let list = match &g.nodes[i].kind {
+            let list = match &g.nodes()[i].kind {
                 _ if i == graph.target() => vec![target.clone()],
                 NodeKind::Task(node) => {
                     let family = node.family().ok_or("unknown family")?;
@@ -97,13 +97,13 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
                 if tries > budget {
                     return Err(format!("gave up after {budget} candidate tries (last problem: {last})"));
                 }
-                let required = match &g.nodes[i].kind {
+                let required = match &g.nodes()[i].kind {
                     NodeKind::Task(node) => node.output_kind(),
                     _ => None,
                 };
                 match run_stage(task.as_ref(), number, name, value, required, stage_filter(task.info().family), rng) {
                     Ok((mut stage, instance)) => {
-                        stage.node_id = Some(g.nodes[i].id.0.clone());
+                        stage.node_id = Some(g.nodes()[i].id.0.clone());
                         stage.input_node_id = source.clone();
                         values[i] = Some(stage.ground_truth.clone());
                         made[j] = Some((stage, instance));
@@ -139,12 +139,12 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
     let mut stages = Vec::with_capacity(m);
     let mut made = made.into_iter();
     for &i in graph.order() {
-        match &g.nodes[i].kind {
+        match &g.nodes()[i].kind {
             NodeKind::Task(_) => {
                 let (stage, instance) = made.next().flatten().ok_or("a task node was not compiled")?;
                 if let Some(value) = &root_input[i] {
                     lines.push((stage.input_name.clone(), value.clone()));
-                    roots.push(RootInput { node_id: g.nodes[i].id.0.clone(), input_name: stage.input_name.clone(), value: value.clone() });
+                    roots.push(RootInput { node_id: g.nodes()[i].id.0.clone(), input_name: stage.input_name.clone(), value: value.clone() });
                 }
                 lines.extend(static_lines(stage.number, &stage.statics));
                 parts.push(instance.body);
@@ -157,9 +157,9 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
                 let source_name = output_name(graph, source);
                 parts.push(pick_line(&name, &source_name, *index));
                 adapters.push(AdapterRecord {
-                    node_id: g.nodes[i].id.0.clone(),
+                    node_id: g.nodes()[i].id.0.clone(),
                     op: "pick".into(),
-                    input_node_ids: vec![g.nodes[source].id.0.clone()],
+                    input_node_ids: vec![g.nodes()[source].id.0.clone()],
                     input_names: vec![source_name],
                     output_name: name,
                     value: adapter_value(graph, i, &values)?,
@@ -171,9 +171,9 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
                 let sources: Vec<String> = graph.preds(i).iter().map(|&p| output_name(graph, p)).collect();
                 parts.push(recombination_paragraph(&name, &sources, false));
                 adapters.push(AdapterRecord {
-                    node_id: g.nodes[i].id.0.clone(),
+                    node_id: g.nodes()[i].id.0.clone(),
                     op: "pack".into(),
-                    input_node_ids: graph.preds(i).iter().map(|&p| g.nodes[p].id.0.clone()).collect(),
+                    input_node_ids: graph.preds(i).iter().map(|&p| g.nodes()[p].id.0.clone()).collect(),
                     input_names: sources,
                     output_name: name,
                     value: adapter_value(graph, i, &values)?,
@@ -184,7 +184,7 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
     }
     let mut all = vec![graph_preamble(), conditions("Static Inputs:", &lines)];
     all.extend(parts);
-    let target_stage = stages.iter().find(|s| s.node_id.as_deref() == Some(g.nodes[graph.target()].id.0.as_str())).ok_or("target not compiled")?.clone();
+    let target_stage = stages.iter().find(|s| s.node_id.as_deref() == Some(g.nodes()[graph.target()].id.0.as_str())).ok_or("target not compiled")?.clone();
     let first = stages.first().ok_or("no task nodes")?;
     Ok(Sample {
         target_index: 0,
@@ -195,7 +195,7 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
         ground_truth: target_stage.ground_truth.clone(),
         target_output_name: target_stage.output_name(),
         stages,
-        shape: SampleShape::Custom { target_node: g.nodes[graph.target()].id.0.clone(), roots, adapters },
+        shape: SampleShape::Custom { target_node: g.nodes()[graph.target()].id.0.clone(), roots, adapters },
     })
 }
 
@@ -210,8 +210,8 @@ fn node_input(graph: &ValidGraph, node: usize, number: usize, values: &[Option<V
     match graph.preds(node).first() {
         None => Ok((roots[node].clone().ok_or("a root without an input")?, format!("task_{number}_input"), None)),
         Some(&p) => {
-            let source = Some(g.nodes[p].id.0.clone());
-            match g.nodes[p].kind {
+            let source = Some(g.nodes()[p].id.0.clone());
+            match g.nodes()[p].kind {
                 NodeKind::Task(_) => Ok((values[p].clone().ok_or("a predecessor was not computed")?, output_name(graph, p), source)),
                 _ => Ok((adapter_value(graph, p, values)?, format!("task_{number}_input"), source)),
             }
@@ -222,7 +222,7 @@ fn node_input(graph: &ValidGraph, node: usize, number: usize, values: &[Option<V
 /// Evaluates a pick or pack adapter from its inputs' values.
 fn adapter_value(graph: &ValidGraph, node: usize, values: &[Option<Value>]) -> Result<Value, String> {
     let g = graph.graph();
-    match &g.nodes[node].kind {
+    match &g.nodes()[node].kind {
         NodeKind::Pick { index } => {
             let p = graph.preds(node)[0];
             match values[p].as_ref().ok_or("pick input not computed")? {
@@ -230,7 +230,7 @@ fn adapter_value(graph: &ValidGraph, node: usize, values: &[Option<Value>]) -> R
                     .ok()
                     .and_then(|i| items.get(i))
                     .map(|x| Value::Scalar(*x))
-                    .ok_or_else(|| format!("pick index {index} is out of range for a list of {} elements from `{}`", items.len(), g.nodes[p].id)),
+                    .ok_or_else(|| format!("pick index {index} is out of range for a list of {} elements from `{}`", items.len(), g.nodes()[p].id)),
                 Value::Scalar(_) => Err("pick input is a scalar".into()),
             }
         }
@@ -253,9 +253,9 @@ fn feeding_task(graph: &ValidGraph, node: usize) -> Option<usize> {
     let g = graph.graph();
     let mut feeders: Vec<usize> = Vec::new();
     for &p in graph.preds(node) {
-        match g.nodes[p].kind {
+        match g.nodes()[p].kind {
             NodeKind::Task(_) => feeders.push(p),
-            _ => feeders.extend(graph.preds(p).iter().copied().filter(|&q| matches!(g.nodes[q].kind, NodeKind::Task(_)))),
+            _ => feeders.extend(graph.preds(p).iter().copied().filter(|&q| matches!(g.nodes()[q].kind, NodeKind::Task(_)))),
         }
     }
     feeders.into_iter().max_by_key(|&f| graph.task_number(f))

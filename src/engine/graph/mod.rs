@@ -85,22 +85,56 @@ pub struct Edge {
 }
 
 /// A task graph as drawn or loaded: possibly invalid.
+///
+/// The fields are private: a graph is made by the parsers and builders of this module and changed only
+/// through [`TaskGraph::apply`], so every change passes the same checks and the designer can undo it.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TaskGraph {
-    pub nodes: Vec<Node>,
-    pub edges: Vec<Edge>,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
     /// The graded node.
-    pub target: Option<NodeId>,
+    target: Option<NodeId>,
     /// The file's `directed` flag (must be true).
-    pub directed: bool,
+    directed: bool,
     /// The file's `multigraph` flag (must be false).
-    pub multigraph: bool,
+    multigraph: bool,
 }
 
 impl TaskGraph {
     /// An empty, directed graph.
     pub fn new() -> TaskGraph {
         TaskGraph { directed: true, ..TaskGraph::default() }
+    }
+
+    /// A directed graph of the given nodes and edges, unchecked (like a parsed file: validation reports its
+    /// problems). For builders that make whole graphs at once, where one `apply` per node would be quadratic.
+    pub fn from_parts(nodes: Vec<Node>, edges: Vec<Edge>, target: Option<NodeId>) -> TaskGraph {
+        TaskGraph { nodes, edges, target, directed: true, multigraph: false }
+    }
+
+    /// The nodes, in file order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The edges, in file order.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    /// The graded node, if one is set.
+    pub fn target(&self) -> Option<&NodeId> {
+        self.target.as_ref()
+    }
+
+    /// The file's `directed` flag (validation requires true).
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// The file's `multigraph` flag (validation requires false).
+    pub fn is_multigraph(&self) -> bool {
+        self.multigraph
     }
 
     /// The node with `id`.

@@ -37,7 +37,7 @@ fn check(text: &str) -> Checked {
         Ok(graph) => {
             let issues = with_registry(|r| graph.issues(r));
             let svg = to_svg(&graph, &RenderOptions::default()).unwrap_or_default();
-            Checked { errors: Vec::new(), issues, svg, nodes: graph.nodes.len(), edges: graph.edges.len() }
+            Checked { errors: Vec::new(), issues, svg, nodes: graph.nodes().len(), edges: graph.edges().len() }
         }
     }
 }
