@@ -9,7 +9,7 @@ mod edit;
 mod node_link;
 mod validate;
 
-pub use edit::{EditError, GraphEdit};
+pub use edit::{EditError, GraphEdit, Revert};
 pub use node_link::{from_json, from_json_str, to_json, ParseGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
 
