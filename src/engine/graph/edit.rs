@@ -25,6 +25,10 @@ pub enum GraphEdit {
     SetPickIndex { id: NodeId, index: i64 },
     /// Moves a node in the designer.
     Move { id: NodeId, x: f64, y: f64 },
+    /// Adds nodes at the end of the node list and edges at the end of the edge list, as they are (a paste):
+    /// node ids must be new and edges must join known nodes; kinds, cycles and inputs are left to validation,
+    /// as for an imported file.
+    Insert { nodes: Vec<Node>, edges: Vec<Edge> },
     /// Several edits made in order as one: either all of them are made or, when one is refused, none.
     Batch(Vec<GraphEdit>),
     /// Replaces the whole graph (an import or a preset); it is taken as it is, problems and all.
@@ -62,6 +66,7 @@ enum Step {
     RemoveLastNode,
     RestoreNode { index: usize, node: Node, edges: Vec<(usize, Edge)>, was_target: bool },
     RemoveLastEdge,
+    Truncate { nodes: usize, edges: usize },
     RestoreEdges(Vec<Edge>),
     SetTarget(Option<NodeId>),
     SetKind { index: usize, kind: NodeKind },
@@ -193,6 +198,20 @@ impl TaskGraph {
                 let index = self.index_of(&id).ok_or_else(|| EditError::UnknownNode(id.clone()))?;
                 Step::SetPosition { index, position: self.nodes[index].position.replace((x, y)) }
             }
+            GraphEdit::Insert { nodes, edges } => {
+                let mut ids: std::collections::HashSet<&NodeId> = self.nodes.iter().map(|n| &n.id).collect();
+                if let Some(duplicate) = nodes.iter().find(|n| !ids.insert(&n.id)) {
+                    return Err(EditError::DuplicateId(duplicate.id.clone()));
+                }
+                if let Some(edge) = edges.iter().find(|e| !ids.contains(&e.source) || !ids.contains(&e.destination)) {
+                    let missing = if ids.contains(&edge.source) { &edge.destination } else { &edge.source };
+                    return Err(EditError::UnknownNode(missing.clone()));
+                }
+                let step = Step::Truncate { nodes: self.nodes.len(), edges: self.edges.len() };
+                self.nodes.extend(nodes);
+                self.edges.extend(edges);
+                step
+            }
             GraphEdit::Batch(edits) => {
                 let mut done = Vec::with_capacity(edits.len());
                 for edit in edits {
@@ -226,6 +245,10 @@ impl TaskGraph {
             }
             Step::RemoveLastEdge => {
                 self.edges.pop();
+            }
+            Step::Truncate { nodes, edges } => {
+                self.nodes.truncate(nodes);
+                self.edges.truncate(edges);
             }
             Step::RestoreEdges(edges) => self.edges = edges,
             Step::SetTarget(target) => self.target = target,
@@ -409,6 +432,11 @@ mod tests {
         check_revert(GraphEdit::Move { id: id("a"), x: 1.0, y: 2.0 }, |g| g.nodes[0].position == Some((1.0, 2.0)));
         check_revert(GraphEdit::Move { id: id("b"), x: 1.0, y: 2.0 }, |g| g.nodes[1].position == Some((1.0, 2.0)));
         check_revert(GraphEdit::Replace(Box::new(TaskGraph::new())), |g| g.nodes.is_empty());
+        let pasted = chain();
+        let renamed = |n: &NodeId| NodeId(format!("{n}2"));
+        let nodes = pasted.nodes.iter().map(|n| Node { id: renamed(&n.id), ..n.clone() }).collect();
+        let edges = pasted.edges.iter().map(|e| Edge { source: renamed(&e.source), destination: renamed(&e.destination), slot: e.slot }).collect();
+        check_revert(GraphEdit::Insert { nodes, edges }, |g| g.nodes.len() == 6 && g.edges.len() == 4);
         check_revert(
             GraphEdit::Batch(vec![GraphEdit::RemoveNode(id("a")), task("a", "scalar", "scalar"), connect("a", "b"), GraphEdit::SetTarget(id("a"))]),
             |g| g.nodes[2].id == id("a") && g.target == Some(id("a")),
@@ -423,6 +451,21 @@ mod tests {
         let error = g.apply(batch).unwrap_err();
         assert!(matches!(error, EditError::WouldCreateCycle { .. }), "{error}");
         assert_eq!(g, original);
+    }
+
+    #[test]
+    fn an_insert_takes_broken_graphs_as_they_are_but_never_duplicate_ids_or_dangling_edges() {
+        let mut g = chain();
+        let node = |name: &str| Node { id: id(name), kind: NodeKind::Task(TaskNode::default()), position: None };
+        let edge = |a: &str, b: &str| Edge { source: id(a), destination: id(b), slot: None };
+        // A two-node cycle whose nodes have no declared kinds: validation's business, not the edit's.
+        g.apply(GraphEdit::Insert { nodes: vec![node("x"), node("y")], edges: vec![edge("x", "y"), edge("y", "x")] }).unwrap();
+        assert_eq!(g.edges.len(), 4);
+        let before = g.clone();
+        assert_eq!(g.apply(GraphEdit::Insert { nodes: vec![node("z"), node("z")], edges: vec![] }), Err(EditError::DuplicateId(id("z"))));
+        assert_eq!(g.apply(GraphEdit::Insert { nodes: vec![node("a")], edges: vec![] }), Err(EditError::DuplicateId(id("a"))));
+        assert_eq!(g.apply(GraphEdit::Insert { nodes: vec![node("z")], edges: vec![edge("z", "ghost")] }), Err(EditError::UnknownNode(id("ghost"))));
+        assert_eq!(g, before);
     }
 
     #[test]
