@@ -11,6 +11,7 @@ use crate::engine::graph::{self, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::render::{self, RenderOptions};
 use crate::engine::tasks::registry::Registry;
+use crate::app::editor::{import, tidy};
 use crate::app::form::GenerateForm;
 
 /// What a job is asked to do.
@@ -25,6 +26,10 @@ pub enum JobRequest {
     Render { graph: String },
     /// Parse a JSON file (a dataset or results file) and report what it is.
     ParseJson { name: String, text: String },
+    /// Open a designer graph (a file, a drop, a paste): parse and check it and place the nodes without
+    /// positions, or with `arrange` lay every node out anew (a "tidy up" too big for the page). The answer is
+    /// `Parsed` with kind `graph`, the node count and the node-link JSON with positions.
+    OpenGraph { name: String, text: String, arrange: bool },
 }
 
 /// A message to the worker.
@@ -118,6 +123,17 @@ pub fn config_of(form: &GenerateForm, graph: Option<&str>, registry: &Registry) 
     Ok(config)
 }
 
+/// A designer graph opened (and, with `arrange`, laid out anew).
+fn open_graph(name: &str, text: &str, arrange: bool) -> Result<graph::TaskGraph, import::ImportError> {
+    let mut opened = import::open(name, text)?;
+    if arrange {
+        let layout_error = |message: String| import::ImportError::Layout { name: name.to_string(), message };
+        let edit = tidy::tidy_edit(&opened).map_err(|e| layout_error(e.to_string()))?;
+        opened.apply(edit).map_err(|e| layout_error(e.to_string()))?;
+    }
+    Ok(opened)
+}
+
 /// The page's record of one sample.
 pub fn record_of(config: &GenerateConfig, index: usize, sample: &Sample) -> SampleRecord {
     let file = dataset::to_json(config, std::slice::from_ref(sample), &RunInfo::default());
@@ -154,6 +170,7 @@ enum Work {
     One { config: Box<GenerateConfig>, target: usize, sample: u32 },
     Render { graph: String },
     Parse { name: String, text: String },
+    OpenGraph { name: String, text: String, arrange: bool },
 }
 
 /// A job in progress.
@@ -180,6 +197,7 @@ impl Job {
             }
             JobRequest::Render { graph } => Work::Render { graph },
             JobRequest::ParseJson { name, text } => Work::Parse { name, text },
+            JobRequest::OpenGraph { name, text, arrange } => Work::OpenGraph { name, text, arrange },
         };
         Ok(Job { id, work, finished: false })
     }
@@ -248,6 +266,13 @@ impl Job {
                         FromWorker::Done { id, summary: String::new() },
                     ]
                 }
+            },
+            Work::OpenGraph { name, text, arrange } => match open_graph(name, text, *arrange) {
+                Ok(graph) => vec![
+                    FromWorker::Parsed { id, name: name.clone(), kind: "graph".into(), samples: graph.nodes().len(), json: graph::to_json(&graph).to_string() },
+                    FromWorker::Done { id, summary: String::new() },
+                ],
+                Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: Some(e.location()) }],
             },
         };
         if out.iter().any(FromWorker::is_final) {
@@ -324,6 +349,36 @@ mod tests {
         let mut parse = Job::new(5, JobRequest::ParseJson { name: "x.json".into(), text: "{\n  \"a\": ,\n}".into() }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
         let Some(FromWorker::Failed { location, .. }) = parse.step(1, &registry).into_iter().next() else { panic!("must fail") };
         assert_eq!(location.as_deref(), Some("x.json:2:8"));
+    }
+
+    #[test]
+    fn opening_a_graph_places_it_off_the_page_and_bad_files_fail_located() {
+        let registry = builtin();
+        let text = include_str!("../../tests/fixtures/reference/dag200_mixed.json");
+        let mut job = Job::new(6, JobRequest::OpenGraph { name: "dag200_mixed.json".into(), text: text.into(), arrange: false }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
+        let messages = run(&mut job, 1, &registry);
+        let Some(FromWorker::Parsed { kind, samples, json, .. }) = messages.first() else { panic!("{messages:?}") };
+        assert_eq!((kind.as_str(), *samples), ("graph", 325));
+        let placed = graph::from_json_str(json).unwrap();
+        assert!(placed.nodes().iter().all(|n| n.position.is_some()));
+        assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
+        let mut bad = Job::new(7, JobRequest::OpenGraph { name: "g.json".into(), text: "{\"nodes\": 3}".into(), arrange: true }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Failed { location, .. }) = bad.step(1, &registry).into_iter().next() else { panic!("must fail") };
+        assert_eq!(location.as_deref(), Some("g.json: $.nodes"));
+    }
+
+    #[test]
+    fn arranging_lays_out_every_node_anew() {
+        let registry = builtin();
+        let moved = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "b"},
+            "nodes": [{"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar", "x": 500, "y": 500},
+                      {"id": "b", "kind": "task", "family": "math", "input_kind": "scalar", "x": 0, "y": 0}],
+            "edges": [{"source": "a", "destination": "b"}]}"#;
+        let mut job = Job::new(8, JobRequest::OpenGraph { name: "m.json".into(), text: moved.into(), arrange: true }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Parsed { json, .. }) = job.step(1, &registry).into_iter().next() else { panic!("must open") };
+        let placed = graph::from_json_str(&json).unwrap();
+        let x = |i: usize| placed.nodes()[i].position.unwrap().0;
+        assert!(x(0) < x(1), "the source now sits left of its successor");
     }
 
     #[test]
