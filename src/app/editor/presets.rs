@@ -307,6 +307,7 @@ mod tests {
         ("forgetting", &[("k", "5")], 6, 0),
         ("chain", &[("n", "7"), ("family", "python")], 7, 0),
         ("chain", &[("n", "1")], 1, 0),
+        ("chain", &[("family", "any")], 4, 0),
         ("multichain", &[], 8, 3),
         ("multichain", &[("structure", "p,p,[p,p,p],[p],[p],g")], 8, 4),
         ("random", &[("n", "40"), ("seed", "3")], 40, 0),

@@ -10,7 +10,7 @@ use crate::engine::graph::{NodeKind, ValidGraph};
 use crate::engine::prompt::{join_blocks, Prompt};
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
-use crate::engine::tasks::{Task, TaskInstance};
+use crate::engine::tasks::{Family, Task, TaskInstance};
 use crate::engine::value::{Number, Value};
 
 /// Candidate tries per attempt: a few per task node, plus slack.
@@ -18,21 +18,22 @@ fn try_budget(task_nodes: usize) -> usize {
     task_nodes * 4 + 200
 }
 
-/// The target tasks: the pinned task, or every task of the target's family compatible with its kinds.
-pub fn targets(graph: &ValidGraph, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
+/// The target tasks: the pinned task, or every task of the target's family (for `any`, of the run's
+/// families, family by family) compatible with its kinds.
+pub fn targets(graph: &ValidGraph, run_families: &[Family], registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let t = graph.target();
     let NodeKind::Task(node) = &graph.graph().nodes()[t].kind else { return Err(GenerateError::NoTargets) };
-    let family = node.family().ok_or(GenerateError::NoTargets)?;
-    if let Some(task_id) = node.task_id {
-        let task = u32::try_from(task_id).ok().and_then(|id| registry.by_task_id(family, id)).ok_or(GenerateError::NoTargets)?;
+    let families = node.families(run_families).ok_or(GenerateError::NoTargets)?;
+    if let (Some(task_id), [family]) = (node.task_id, families.as_slice()) {
+        let task = u32::try_from(task_id).ok().and_then(|id| registry.by_task_id(*family, id)).ok_or(GenerateError::NoTargets)?;
         return Ok(vec![task]);
     }
     let kinds = graph.kinds(t);
-    Ok(registry.matching(family, kinds.input, node.output_kind()))
+    Ok(families.into_iter().flat_map(|f| registry.matching(f, kinds.input, node.output_kind())).collect())
 }
 
-/// One sample for `target` on `graph`.
-pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rng: &mut InstanceRng) -> Result<Sample, String> {
+/// One sample for `target` on `graph`; nodes of family `any` draw from `run_families`.
+pub fn custom(graph: &ValidGraph, registry: &Registry, run_families: &[Family], target: &Rc<dyn Task>, rng: &mut InstanceRng) -> Result<Sample, String> {
     let g = graph.graph();
     let tasks: Vec<usize> = graph.order().iter().copied().filter(|&i| graph.task_number(i).is_some()).collect();
     let m = tasks.len();
@@ -72,11 +73,13 @@ pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rn
             let list = match &g.nodes()[i].kind {
                 _ if i == graph.target() => vec![target.clone()],
                 NodeKind::Task(node) => {
-                    let family = node.family().ok_or("unknown family")?;
-                    match node.task_id {
-                        Some(id) => vec![u32::try_from(id).ok().and_then(|id| registry.by_task_id(family, id)).ok_or("unknown task id")?],
-                        None => {
-                            let mut c = registry.matching(family, input.as_ref().map(|(v, _, _)| v.kind()), node.output_kind());
+                    let families = node.families(run_families).ok_or("unknown family")?;
+                    match (node.task_id, families.as_slice()) {
+                        (Some(id), [family]) => vec![u32::try_from(id).ok().and_then(|id| registry.by_task_id(*family, id)).ok_or("unknown task id")?],
+                        (Some(_), _) => return Err("a pinned task needs a concrete family".into()),
+                        (None, _) => {
+                            let kind = input.as_ref().map(|(v, _, _)| v.kind());
+                            let mut c: Vec<Rc<dyn Task>> = families.iter().flat_map(|&f| registry.matching(f, kind, node.output_kind())).collect();
                             rng.shuffle(&mut c);
                             c
                         }

@@ -185,7 +185,7 @@ pub struct Sample {
 /// The targets of a run, in order.
 pub fn targets(config: &GenerateConfig, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let mut out: Vec<Rc<dyn Task>> = match &config.topology {
-        Topology::Custom(graph) => custom::targets(graph, registry)?,
+        Topology::Custom(graph) => custom::targets(graph, &config.families, registry)?,
         Topology::Multichain(structure) => {
             multichain::check_feasible(structure, registry).map_err(GenerateError::Config)?;
             let family = structure.last_family();
@@ -255,7 +255,7 @@ fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usiz
             Topology::Forgetting { distractors } => baseline::forgetting(config, registry, target, *distractors, &mut rng),
             Topology::Chain { length } => chain::chain(config, registry, target, *length, &mut rng),
             Topology::Multichain(structure) => multichain::multichain(structure, registry, target, &mut rng),
-            Topology::Custom(graph) => custom::custom(graph, registry, target, &mut rng),
+            Topology::Custom(graph) => custom::custom(graph, registry, &config.families, target, &mut rng),
         };
         match made {
             Ok(mut sample) => {

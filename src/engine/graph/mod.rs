@@ -38,10 +38,13 @@ pub enum NodeKind {
     Unknown { kind: String, op: Option<String> },
 }
 
+/// The family name of a task node whose task may come from any of the run's families.
+pub const ANY_FAMILY: &str = "any";
+
 /// A task node.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TaskNode {
-    /// The family as written (`math`, `gsm`, `python`); validated later.
+    /// The family as written (`math`, `gsm`, `python`, or `any`: one of the run's families); validated later.
     pub family: String,
     /// Pins one task of the family.
     pub task_id: Option<i64>,
@@ -51,9 +54,24 @@ pub struct TaskNode {
 }
 
 impl TaskNode {
-    /// The family, if valid.
+    /// The family, if valid and concrete (`None` for `any`).
     pub fn family(&self) -> Option<Family> {
         Family::ALL.into_iter().find(|f| f.as_str() == self.family)
+    }
+
+    /// True for a node whose task may come from any of the run's families.
+    pub fn is_any_family(&self) -> bool {
+        self.family == ANY_FAMILY
+    }
+
+    /// The families this node draws its task from in a run of `run_families`: its own family, or for `any`
+    /// the run's; `None` for an unknown family.
+    pub fn families(&self, run_families: &[Family]) -> Option<Vec<Family>> {
+        match self.family() {
+            Some(f) => Some(vec![f]),
+            None if self.is_any_family() => Some(run_families.to_vec()),
+            None => None,
+        }
     }
 
     /// The declared input kind, if present and valid.

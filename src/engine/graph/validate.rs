@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::{NodeId, NodeKind, TaskGraph};
 use crate::engine::tasks::registry::Registry;
+use crate::engine::tasks::Family;
 use crate::engine::value::Kind;
 
 /// The largest graph we accept (the engine is linear in graph size; this bounds a runaway request).
@@ -279,8 +280,8 @@ fn check(graph: &TaskGraph, registry: &Registry) -> Checked {
             }
             NodeKind::Task(task) => {
                 let family = task.family();
-                if family.is_none() {
-                    error(id, format!("unknown family `{}` (expected math, gsm or python)", task.family));
+                if family.is_none() && !task.is_any_family() {
+                    error(id, format!("unknown family `{}` (expected math, gsm, python or any)", task.family));
                 }
                 for (name, value) in [("input_kind", &task.input_kind), ("output_kind", &task.output_kind)] {
                     if let Some(text) = value {
@@ -302,6 +303,14 @@ fn check(graph: &TaskGraph, registry: &Registry) -> Checked {
                 }
                 let input = incoming.or(task.input_kind());
                 let output = task.output_kind();
+                if task.is_any_family() {
+                    if let Some(task_id) = task.task_id {
+                        error(id, format!("task_id {task_id} is pinned, but the family is `any`: pin a task only with its family (math, gsm or python)"));
+                    } else if Family::ALL.iter().all(|&f| registry.matching(f, input, output).is_empty()) {
+                        let show = |k: Option<Kind>| k.map(|k| k.as_str()).unwrap_or("any");
+                        error(id, format!("no task of any family takes a {} input and outputs a {}", show(input), show(output)));
+                    }
+                }
                 if let Some(family) = family {
                     match task.task_id {
                         Some(task_id) => match u32::try_from(task_id).ok().and_then(|t| registry.by_task_id(family, t)) {
