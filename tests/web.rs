@@ -1,5 +1,5 @@
 //! Browser checks (wasm-bindgen-test in headless Chromium): the app mounts and routes, and the engine's seeded
-//! randomness gives the same stream in wasm as natively.
+//! randomness, generated files and rasterised pictures are the same in wasm as natively.
 #![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen::JsCast;
@@ -28,6 +28,13 @@ fn generated_files_are_byte_identical_to_native_ones() {
     let registry = arbigraph_studio::engine::tasks::registry::builtin();
     let text = arbigraph_studio::engine::dataset::cross_platform_probe(&registry);
     assert_eq!(format!("{:016x}", arbigraph_studio::engine::dataset::fingerprint(&text)), "e83521980d7580fe");
+}
+
+#[wasm_bindgen_test]
+fn png_pictures_are_byte_identical_to_native_ones() {
+    // The same fingerprint as `PNG_PROBE_FINGERPRINT` in tests/it/image.rs (native).
+    let png = arbigraph_studio::engine::tasks::image::probe_png().expect("the probe picture draws");
+    assert_eq!(format!("{:016x}", arbigraph_studio::engine::dataset::fingerprint_bytes(&png)), "d4e4eb1566a8cf93");
 }
 
 #[wasm_bindgen_test]

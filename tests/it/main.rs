@@ -13,6 +13,7 @@ mod architecture;
 mod cli;
 mod generation;
 mod grading_at_scale;
+mod image;
 mod math_reference;
 mod python_conformance;
 mod python_semantics;

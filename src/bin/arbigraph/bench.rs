@@ -22,6 +22,9 @@ pub struct Args {
     graphs_only: bool,
     #[command(flatten)]
     layout: super::bench_layout::LayoutArgs,
+    /// Only the image-task figures: 1,000 pictures drawn, rendered to PNG and re-checked.
+    #[arg(long)]
+    image: bool,
 }
 
 /// The reference's published rates on a 2-vCPU machine (samples/s; chain rows in task instances/s).
@@ -40,6 +43,9 @@ fn reference_rate(family: Family, topology: &str) -> Option<f64> {
 pub fn run(args: Args) -> ExitCode {
     if args.layout.layout {
         return super::bench_layout::run(&args.layout);
+    }
+    if args.image {
+        return super::bench_image::run();
     }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         return fail("--seconds must be in (0, 600]");

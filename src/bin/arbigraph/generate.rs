@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use arbigraph_studio::engine::dataset::{self, RunInfo};
+use arbigraph_studio::engine::dataset::{self, ImageStorage, RunInfo};
 use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
-use arbigraph_studio::engine::tasks::registry::builtin;
+use arbigraph_studio::engine::tasks::registry::builtin_with;
 use arbigraph_studio::engine::tasks::Family;
 
 use super::files::{fail, read_text, write_text, Progress};
+use super::render_image::ImageArgs;
 
 /// Arguments of `arbigraph generate`.
 #[derive(clap::Args)]
@@ -23,7 +24,7 @@ pub struct Args {
     /// Multichain structure, e.g. `m,m,[m,m],[m,m],m,m` (default: that shape in the chosen family).
     #[arg(long)]
     structure: Option<String>,
-    /// math, gsm, python or mixed (all three).
+    /// math, gsm, python, image, mixed (math, gsm and python), or a comma-separated list such as `math,image`.
     #[arg(long, default_value = "math")]
     family: String,
     /// Samples per target task.
@@ -50,6 +51,12 @@ pub struct Args {
     /// Output file: `.json` (reference layout) or `.jsonl` (one instance per line); `-` for stdout JSON.
     #[arg(short, long)]
     output: PathBuf,
+    /// Write pictures of image tasks as PNG files into this directory (created if needed) instead of inline
+    /// data URLs; samples name their files.
+    #[arg(long)]
+    images_dir: Option<PathBuf>,
+    #[command(flatten)]
+    image: ImageArgs,
 }
 
 /// Runs the command.
@@ -61,11 +68,19 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn build(args: &Args) -> Result<ExitCode, String> {
-    let registry = builtin();
-    let families: Vec<Family> = match args.family.as_str() {
-        "mixed" => Family::ALL.to_vec(),
-        other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}` (math, gsm, python or mixed)"))?],
-    };
+    let registry = builtin_with(args.image.params()?);
+    let mut families: Vec<Family> = Vec::new();
+    for name in args.family.split(',').map(str::trim) {
+        let named = match name {
+            "mixed" => Family::ALL.to_vec(),
+            other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}` (math, gsm, python, image or mixed)"))?],
+        };
+        for family in named {
+            if !families.contains(&family) {
+                families.push(family);
+            }
+        }
+    }
     let mut graph_path = None;
     let topology = match args.topology.as_str() {
         "baseline" => Topology::Baseline,
@@ -114,9 +129,24 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         Some("now") => Some(now_iso()),
         other => other.map(str::to_string),
     };
-    let run = RunInfo { creation_time, graph_path, generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")) };
+    let images = match &args.images_dir {
+        None => ImageStorage::Inline,
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let files = dataset::image_files(&config, &samples).map_err(|e| e.to_string())?;
+            for (name, bytes) in &files {
+                let path = dir.join(name);
+                std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            if !files.is_empty() {
+                eprintln!("wrote {} pictures to {}", files.len(), dir.display());
+            }
+            ImageStorage::Files { dir: relative_to_output(dir, &args.output) }
+        }
+    };
+    let run = RunInfo { creation_time, graph_path, generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")), images };
     let text = if args.output.extension().is_some_and(|e| e == "jsonl") {
-        dataset::to_jsonl(&config, &samples)
+        dataset::to_jsonl_with(&config, &samples, &run.images)
     } else {
         let mut text = dataset::to_pretty_string(&dataset::to_json(&config, &samples, &run));
         text.push('\n');
@@ -129,6 +159,16 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         eprintln!("wrote {} samples to {}", samples.len(), args.output.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How the dataset should name the images directory: relative to the dataset's own directory when inside it.
+fn relative_to_output(dir: &std::path::Path, output: &std::path::Path) -> String {
+    let base = output.parent().filter(|p| !p.as_os_str().is_empty());
+    let shown = match base {
+        Some(base) => dir.strip_prefix(base).unwrap_or(dir),
+        None => dir,
+    };
+    shown.to_string_lossy().replace('\\', "/")
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SS` (the CLI is the only place that reads the clock).

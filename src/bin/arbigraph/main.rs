@@ -1,4 +1,4 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, render, inspect, bench).
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, render, render-image, inspect, bench).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
@@ -7,6 +7,8 @@
 mod batch;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
+#[cfg(not(target_arch = "wasm32"))]
+mod bench_image;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench_layout;
 #[cfg(not(target_arch = "wasm32"))]
@@ -21,6 +23,8 @@ mod grade;
 mod inspect;
 #[cfg(not(target_arch = "wasm32"))]
 mod render;
+#[cfg(not(target_arch = "wasm32"))]
+mod render_image;
 #[cfg(not(target_arch = "wasm32"))]
 mod solve;
 #[cfg(not(target_arch = "wasm32"))]
@@ -52,6 +56,8 @@ fn main() -> std::process::ExitCode {
         Eval(eval::Args),
         /// Draw a custom task graph as SVG or DOT.
         Render(render::Args),
+        /// Draw one image-task picture (path traversal) as PNG or SVG.
+        RenderImage(render_image::Args),
         /// Describe a dataset or results file and report schema problems.
         Inspect(inspect::Args),
         /// Measure generation throughput.
@@ -65,6 +71,7 @@ fn main() -> std::process::ExitCode {
         Command::Grade(args) => grade::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Render(args) => render::run(args),
+        Command::RenderImage(args) => render_image::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Bench(args) => bench::run(args),
     }

@@ -76,6 +76,9 @@ pub fn inspect(json: &Json) -> Inspection {
                 problems.push(format!("{}: {e}", at("ground_truth")));
             }
         }
+        if let Some(images) = obj.get("images") {
+            problems.extend(image_problems(images, &at("images")));
+        }
         if topology_of(sample) != topology {
             problems.push(format!("samples[{i}]: topology {} differs from the first sample's {topology}", topology_of(sample)));
         }
@@ -103,4 +106,25 @@ pub fn inspect(json: &Json) -> Inspection {
         statuses,
         problems,
     }
+}
+
+/// Checks a sample's `images`: each names its PNG and re-checks against its ground truth (see `image::verify`).
+fn image_problems(images: &Json, at: &str) -> Vec<String> {
+    let Some(entries) = images.as_array() else { return vec![format!("{at}: not a list")] };
+    let mut out = Vec::new();
+    for (j, entry) in entries.iter().enumerate() {
+        if entry.get("data_url").and_then(Json::as_str).is_none() && entry.get("file").and_then(Json::as_str).is_none() {
+            out.push(format!("{at}[{j}]: neither data_url nor file"));
+        }
+        let truth: Option<Vec<i64>> = entry.get("ground_truth").and_then(Json::as_array).and_then(|a| a.iter().map(Json::as_i64).collect());
+        match (entry.get("metadata"), truth) {
+            (Some(metadata), Some(truth)) => {
+                if let Err(found) = crate::engine::tasks::image::verify::verify(metadata, &truth) {
+                    out.extend(found.into_iter().map(|p| format!("{at}[{j}]: {p}")));
+                }
+            }
+            _ => out.push(format!("{at}[{j}]: metadata or ground_truth missing")),
+        }
+    }
+    out
 }

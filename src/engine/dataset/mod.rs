@@ -14,10 +14,23 @@ pub use pretty::to_pretty_string;
 use serde_json::{json, Map, Value as Json};
 
 use crate::engine::generate::{GenerateConfig, Sample, SampleShape, Stage, Topology};
+use crate::engine::tasks::image::draw::RenderError;
+use crate::engine::tasks::image::picture::PNG_MIME;
 use crate::engine::tasks::Family;
 
 /// Version of our additive fields.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where a dataset keeps its pictures.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ImageStorage {
+    /// Inside the file, as `data:image/png;base64,…` URLs.
+    #[default]
+    Inline,
+    /// In files beside the dataset, named by [`image_file_name`] under this directory (as the file should
+    /// refer to it, e.g. `images`); the caller writes them from [`image_files`].
+    Files { dir: String },
+}
 
 /// Run-level facts the engine cannot know (the caller's clock, the graph's path).
 #[derive(Clone, Debug, Default)]
@@ -28,6 +41,8 @@ pub struct RunInfo {
     pub graph_path: Option<String>,
     /// The generator's name and version.
     pub generator: String,
+    /// Where pictures of image tasks go.
+    pub images: ImageStorage,
 }
 
 /// The reference's `mode` for a run.
@@ -92,7 +107,22 @@ pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Js
     summary.insert("generator".into(), json!(run.generator));
     summary.insert("topology".into(), json!(config.topology.name()));
     summary.insert("families".into(), json!(config.families.iter().map(|f| f.as_str()).collect::<Vec<_>>()));
-    let samples: Vec<Json> = samples.iter().map(|s| sample_json(config, s)).collect();
+    if let Some((_, picture)) = samples.iter().find_map(|s| s.pictures().into_iter().next()) {
+        summary.insert("image_params".into(), picture.params.to_json());
+    }
+    let samples: Vec<Json> = samples
+        .iter()
+        .map(|s| {
+            let mut obj = sample_json(config, s);
+            if let Json::Object(map) = &mut obj {
+                let images = images_json(config, s, &run.images);
+                if !images.is_empty() {
+                    map.insert("images".into(), Json::Array(images));
+                }
+            }
+            obj
+        })
+        .collect();
     json!({ "summary": Json::Object(summary), "samples": samples })
 }
 
@@ -250,11 +280,72 @@ fn sample_json(config: &GenerateConfig, sample: &Sample) -> Json {
     Json::Object(obj)
 }
 
-/// One instance per line: `{"id", "prompt", "answer", "metadata"}`.
+/// The `images` entries of a sample (none without pictures): attachment index, task number, the PNG (a data
+/// URL or a file name), the stage's ground truth and the picture's metadata, so the truth can be re-checked.
+fn images_json(config: &GenerateConfig, sample: &Sample, storage: &ImageStorage) -> Vec<Json> {
+    sample
+        .pictures()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (number, picture))| {
+            let mut obj = Map::new();
+            obj.insert("image_index".into(), json!(i + 1));
+            obj.insert("task_number".into(), json!(number));
+            obj.insert("mime_type".into(), json!(PNG_MIME));
+            match storage {
+                ImageStorage::Inline => match picture.to_png() {
+                    Ok(png) => obj.insert("data_url".into(), json!(data_url(&png))),
+                    // Unreachable for checked parameters (the canvas is at most 4000x4000); recorded, not hidden.
+                    Err(e) => obj.insert("render_error".into(), json!(e.to_string())),
+                },
+                ImageStorage::Files { dir } => {
+                    let name = image_file_name(config, sample, number);
+                    let path = if dir.is_empty() { name } else { format!("{}/{name}", dir.trim_end_matches('/')) };
+                    obj.insert("file".into(), json!(path))
+                }
+            };
+            obj.insert("ground_truth".into(), json!(picture.answer()));
+            obj.insert("metadata".into(), picture.metadata_json());
+            Json::Object(obj)
+        })
+        .collect()
+}
+
+/// `data:image/png;base64,…` for PNG bytes.
+pub fn data_url(png: &[u8]) -> String {
+    use base64::Engine as _;
+    format!("data:{PNG_MIME};base64,{}", base64::engine::general_purpose::STANDARD.encode(png))
+}
+
+/// The file name of a sample's picture: `<topology>-<task key>-<sample index>-task<N>.png`, safe on every file system.
+pub fn image_file_name(config: &GenerateConfig, sample: &Sample, number: usize) -> String {
+    let key: String = sample.target.key.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '_' }).collect();
+    format!("{}-{key}-{}-task{number}.png", config.topology.name(), sample.sample_idx)
+}
+
+/// Every picture of a run as (file name, PNG bytes), for [`ImageStorage::Files`].
+pub fn image_files(config: &GenerateConfig, samples: &[Sample]) -> Result<Vec<(String, Vec<u8>)>, RenderError> {
+    let mut out = Vec::new();
+    for sample in samples {
+        for (number, picture) in sample.pictures() {
+            out.push((image_file_name(config, sample, number), picture.to_png()?));
+        }
+    }
+    Ok(out)
+}
+
+/// One instance per line: `{"id", "prompt", "answer", "metadata"}`, pictures inline.
 pub fn to_jsonl(config: &GenerateConfig, samples: &[Sample]) -> String {
+    to_jsonl_with(config, samples, &ImageStorage::Inline)
+}
+
+/// One instance per line. A sample with pictures has OpenAI-style content parts as its prompt (the text, then
+/// for each picture a short text label and an `image_url` part) and the pictures' metadata under
+/// `metadata.images`; a sample without pictures is written exactly as before.
+pub fn to_jsonl_with(config: &GenerateConfig, samples: &[Sample], images: &ImageStorage) -> String {
     let mut out = String::new();
     for sample in samples {
-        let line = json!({
+        let mut line = json!({
             "id": sample_id(config, sample),
             "prompt": sample.prompt.text(),
             "answer": sample.ground_truth.to_json(),
@@ -271,6 +362,26 @@ pub fn to_jsonl(config: &GenerateConfig, samples: &[Sample]) -> String {
                 "stage_ground_truths": sample.stages.iter().map(|s| (s.output_name(), s.ground_truth.to_json())).collect::<Map<_, _>>(),
             }
         });
+        let entries = images_json(config, sample, images);
+        if !entries.is_empty() {
+            let mut parts = vec![json!({"type": "text", "text": sample.prompt.text()})];
+            for entry in &entries {
+                let url = entry.get("data_url").or_else(|| entry.get("file")).cloned().unwrap_or(Json::Null);
+                parts.push(json!({"type": "text", "text": format!("Image {} (Task {}):", entry["image_index"], entry["task_number"])}));
+                parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
+            line["prompt"] = Json::Array(parts);
+            let meta: Vec<Json> = entries
+                .into_iter()
+                .map(|mut e| {
+                    if let Json::Object(map) = &mut e {
+                        map.remove("data_url");
+                    }
+                    e
+                })
+                .collect();
+            line["metadata"]["images"] = Json::Array(meta);
+        }
         out.push_str(&line.to_string());
         out.push('\n');
     }
@@ -284,7 +395,12 @@ pub fn sample_id(config: &GenerateConfig, sample: &Sample) -> String {
 
 /// FNV-1a 64-bit digest of a text: a compact fingerprint for comparing files across platforms in tests.
 pub fn fingerprint(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |acc, b| (acc ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    fingerprint_bytes(text.as_bytes())
+}
+
+/// FNV-1a 64-bit digest of bytes (a PNG, for instance).
+pub fn fingerprint_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |acc, &b| (acc ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The reference dataset used to check that native and wasm builds generate byte-identical files: a math chain

@@ -70,9 +70,9 @@ pub fn forgetting(config: &GenerateConfig, registry: &Registry, target: &Rc<dyn 
 }
 
 /// A task on a fresh input with its own `Define` lines, under the baseline filter (none for word problems, as in
-/// the reference). Retries the input a bounded number of times.
+/// the reference, nor for image tasks, whose answers are readings). Retries the input a bounded number of times.
 fn standalone(task: &dyn Task, number: usize, rng: &mut InstanceRng) -> Result<(Stage, Prompt), String> {
-    let filter = if task.info().family == Family::Gsm { Filter::None } else { Filter::Baseline };
+    let filter = if matches!(task.info().family, Family::Gsm | Family::Image) { Filter::None } else { Filter::Baseline };
     let input_name = format!("task_{number}_input");
     let mut last = String::new();
     for _ in 0..STANDALONE_TRIES {

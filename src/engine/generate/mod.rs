@@ -15,13 +15,15 @@ mod text;
 pub use structure::{parse_structure, Structure, StructureError, StructureItem};
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::engine::adapter::{LIST_LEN_MAX, SCALAR_MAX_MAG};
 use crate::engine::filter::Filter;
 use crate::engine::graph::ValidGraph;
-use crate::engine::prompt::Prompt;
+use crate::engine::prompt::{Prompt, Role};
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
+use crate::engine::tasks::image::Picture;
 use crate::engine::tasks::{Family, StaticInput, Task, TaskContext, TaskInfo, TaskInstance};
 use crate::engine::value::{Kind, Number, Value};
 
@@ -106,6 +108,8 @@ pub struct Stage {
     pub node_id: Option<String>,
     /// Custom graphs: the node its input comes from (none for roots).
     pub input_node_id: Option<String>,
+    /// Image tasks: the stage's picture.
+    pub picture: Option<Arc<Picture>>,
 }
 
 impl Stage {
@@ -180,6 +184,15 @@ pub struct Sample {
     /// Every task stage, in prompt order (the target included).
     pub stages: Vec<Stage>,
     pub shape: SampleShape,
+}
+
+impl Sample {
+    /// The sample's pictures in attachment order (Image 1 first), each with its stage's task number.
+    pub fn pictures(&self) -> Vec<(usize, &Arc<Picture>)> {
+        let mut out: Vec<(usize, &Arc<Picture>)> = self.stages.iter().filter_map(|s| s.picture.as_ref().map(|p| (s.number, p))).collect();
+        out.sort_by_key(|&(number, _)| number);
+        out
+    }
 }
 
 /// The targets of a run, in order.
@@ -261,12 +274,25 @@ fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usiz
             Ok(mut sample) => {
                 sample.target_index = target_index;
                 sample.sample_idx = sample_idx;
+                image_note(&mut sample);
                 return Ok(sample);
             }
             Err(problem) => last = problem,
         }
     }
     Err(GenerateError::Exhausted { task: target.info().key.clone(), sample_idx, attempts: config.max_attempts, last })
+}
+
+/// Ends a prompt that has pictures with the key from attachment order to tasks ("Image 1 is the image for
+/// Task 3"); prompts without pictures are left exactly as they were.
+fn image_note(sample: &mut Sample) {
+    let tasks: Vec<usize> = sample.pictures().iter().map(|&(number, _)| number).collect();
+    if tasks.is_empty() {
+        return;
+    }
+    let count = if tasks.len() == 1 { "1 image".to_string() } else { format!("{} images", tasks.len()) };
+    let key: Vec<String> = tasks.iter().enumerate().map(|(i, n)| format!("Image {} is the image for Task {n}", i + 1)).collect();
+    sample.prompt.push(Role::Instruction, &format!("\nThis prompt comes with {count}, attached after this text in order: {}.\n", key.join("; ")));
 }
 
 /// A fresh raw input of `kind`: an int in [-100, 100], or 10 of them.
@@ -281,6 +307,8 @@ fn random_input(kind: Kind, rng: &mut InstanceRng) -> Value {
 fn stage_filter(family: Family) -> Filter {
     match family {
         Family::Gsm => Filter::Gsm,
+        // A path's numbers are a reading of the picture, not a computation: no output is degenerate.
+        Family::Image => Filter::None,
         _ => Filter::Unusable,
     }
 }
@@ -308,6 +336,7 @@ fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, ou
         template_index: instance.template_index,
         node_id: None,
         input_node_id: None,
+        picture: instance.picture.clone(),
     };
     Ok((stage, instance))
 }

@@ -73,7 +73,7 @@ pub fn parse_structure(text: &str) -> Result<Structure, StructureError> {
         }
         let raw: String = chars[start..*i].iter().map(|c| c.1).collect();
         let name = raw.trim_matches(|c| c == '\'' || c == '"');
-        Family::parse(name).ok_or(StructureError::Syntax { at: at(start), message: format!("unknown family `{raw}` (use m/math, g/gsm, p/py/python)") })
+        Family::parse(name).ok_or(StructureError::Syntax { at: at(start), message: format!("unknown family `{raw}` (use m/math, g/gsm, p/py/python, i/image)") })
     };
     // An optional outer pair of brackets (the Python-list form).
     let mut inner_end = chars.len();

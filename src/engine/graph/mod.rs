@@ -56,7 +56,7 @@ pub struct TaskNode {
 impl TaskNode {
     /// The family, if valid and concrete (`None` for `any`).
     pub fn family(&self) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == self.family)
+        Family::EVERY.into_iter().find(|f| f.as_str() == self.family)
     }
 
     /// True for a node whose task may come from any of the run's families.

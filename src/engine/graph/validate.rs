@@ -281,7 +281,7 @@ fn check(graph: &TaskGraph, registry: &Registry) -> Checked {
             NodeKind::Task(task) => {
                 let family = task.family();
                 if family.is_none() && !task.is_any_family() {
-                    error(id, format!("unknown family `{}` (expected math, gsm, python or any)", task.family));
+                    error(id, format!("unknown family `{}` (expected math, gsm, python, image or any)", task.family));
                 }
                 for (name, value) in [("input_kind", &task.input_kind), ("output_kind", &task.output_kind)] {
                     if let Some(text) = value {

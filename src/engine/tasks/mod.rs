@@ -1,16 +1,19 @@
 //! Task families and the contract every task implements: a typed node that turns a raw incoming value into a
 //! prompt block and an exact ground truth.
 //!
-//! Families: `math` (the reference's 40 operators), `gsm` (our own word-problem templates) and `python`
-//! (tracing functions run by our interpreter). Each family exposes `all()`, an explicit list in `task_id` order;
-//! `registry::builtin()` gathers them and rejects duplicate keys.
+//! Families: `math` (the reference's 40 operators), `gsm` (our own word-problem templates), `python`
+//! (tracing functions run by our interpreter) and `image` (follow a path in a generated picture). Each family
+//! exposes `all()`, an explicit list in `task_id` order; `registry::builtin()` gathers them and rejects
+//! duplicate keys.
 
 pub mod gsm;
+pub mod image;
 pub mod math;
 pub mod python_trace;
 pub mod registry;
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::adapter::AdaptError;
 use super::prompt::Prompt;
@@ -23,27 +26,34 @@ pub enum Family {
     Math,
     Gsm,
     Python,
+    Image,
 }
 
 impl Family {
-    /// All families, in the order the UI lists them.
+    /// The text families: what a "mixed" run draws from. Image tasks join a run only when asked for by name
+    /// (a family list, a structure letter, a graph node), so mixed files stay text-only and unchanged.
     pub const ALL: [Family; 3] = [Family::Math, Family::Gsm, Family::Python];
 
-    /// The reference's spelling (`math`, `gsm`, `python`).
+    /// Every family, in the order lists show them.
+    pub const EVERY: [Family; 4] = [Family::Math, Family::Gsm, Family::Python, Family::Image];
+
+    /// The reference's spelling (`math`, `gsm`, `python`; ours: `image`).
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Math => "math",
             Family::Gsm => "gsm",
             Family::Python => "python",
+            Family::Image => "image",
         }
     }
 
-    /// Parses the reference's spellings, including the multichain short forms (`m`, `g`, `p`, `py`).
+    /// Parses the reference's spellings, including the multichain short forms (`m`, `g`, `p`, `py`, `i`).
     pub fn parse(text: &str) -> Option<Family> {
         match text.trim().to_ascii_lowercase().as_str() {
             "m" | "math" => Some(Family::Math),
             "g" | "gsm" => Some(Family::Gsm),
             "p" | "py" | "python" => Some(Family::Python),
+            "i" | "image" => Some(Family::Image),
             _ => None,
         }
     }
@@ -116,6 +126,8 @@ pub struct TaskInstance {
     pub statics: Vec<StaticInput>,
     /// GSM: the template index used (the reference records it on GSM stages).
     pub template_index: Option<u32>,
+    /// Image tasks: the picture the block refers to ("the image for Task N").
+    pub picture: Option<Arc<image::Picture>>,
 }
 
 /// Why a task could not be instantiated on a given input. The caller resamples.

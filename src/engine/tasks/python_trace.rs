@@ -391,7 +391,7 @@ impl Task for PythonTask {
                 params.iter().enumerate().filter(|(i, _)| *i != chained).map(|(i, p)| (i, Self::draw_static(p.kind, rng))).collect();
             if let Some(output) = self.attempt(chained, &adapted, &statics, want) {
                 let statics = statics.into_iter().map(|(i, value)| StaticInput { param: params[i].name.clone(), value }).collect();
-                return Ok(TaskInstance { body: self.prompt(ctx, chained, kind), output, statics, template_index: None });
+                return Ok(TaskInstance { body: self.prompt(ctx, chained, kind), output, statics, template_index: None, picture: None });
             }
         }
         Err(TaskError::Exhausted { attempts: self.options.attempts })

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::image::ImageParams;
 use super::{Family, Task};
 use crate::engine::value::Kind;
 
@@ -78,10 +79,15 @@ impl Registry {
     }
 }
 
-/// The built-in tasks of every family.
+/// The built-in tasks of every family, image tasks with the reference's parameters.
 pub fn builtin() -> Registry {
+    builtin_with(ImageParams::default())
+}
+
+/// The built-in tasks of every family, image tasks drawing pictures with `image` (checked by the caller).
+pub fn builtin_with(image: ImageParams) -> Registry {
     let mut registry = Registry::default();
-    let families = [super::math::all(), super::gsm::all(), super::python_trace::all()];
+    let families = [super::math::all(), super::gsm::all(), super::python_trace::all(), super::image::all_with(image)];
     for task in families.into_iter().flatten() {
         // Built-in keys are unique by construction; tests/tasks.rs builds this registry and would fail first.
         registry.add(task).expect("built-in task keys are unique");

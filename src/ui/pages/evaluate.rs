@@ -50,7 +50,7 @@ pub fn EvaluatePage() -> impl IntoView {
     let loaded: RwSignal<Option<(String, Value)>> = RwSignal::new(None);
     let rows: RwSignal<Vec<Row>> = RwSignal::new(Vec::new());
     let running = RwSignal::new(false);
-    let control: StoredValue<RunControl> = StoredValue::new(RunControl::default());
+    let control = StoredValue::new_local(RunControl::default());
     let error = RwSignal::new(String::new());
 
     let dataset_samples = move || -> Result<(Vec<Value>, String), String> {

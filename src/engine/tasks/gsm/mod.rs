@@ -115,7 +115,7 @@ impl Task for GsmTask {
         body.push(Role::Instruction, "\nStore the final numerical answer in ");
         body.push(Role::OutputName, &format!("task_{n}_out"));
         body.push(Role::Instruction, ".\n");
-        Ok(TaskInstance { body, output: Value::int(bound.assignment.answer), statics: Vec::new(), template_index: Some(self.info.task_id) })
+        Ok(TaskInstance { body, output: Value::int(bound.assignment.answer), statics: Vec::new(), template_index: Some(self.info.task_id), picture: None })
     }
 }
 

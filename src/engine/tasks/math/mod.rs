@@ -388,7 +388,7 @@ impl Task for MathTask {
         op.input.describe(&mut prompt, &local, ctx.input_name);
         let mut body = Body { prompt: &mut prompt, n: ctx.number, x: local };
         (op.describe)(&mut body, &adapted, &params);
-        Ok(TaskInstance { body: prompt, output, statics: Vec::new(), template_index: None })
+        Ok(TaskInstance { body: prompt, output, statics: Vec::new(), template_index: None, picture: None })
     }
 }
 
