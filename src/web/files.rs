@@ -1,4 +1,4 @@
-//! Reading a file the user picked in an `<input type="file">`.
+//! Reading a file the user picked in an `<input type="file">` or dropped on the page.
 
 use wasm_bindgen::JsCast;
 
@@ -9,4 +9,10 @@ pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), Str
     let name = file.name();
     let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {name}: {e:?}"))?;
     Ok((name, text.as_string().unwrap_or_default()))
+}
+
+/// The text of a file (picked or dropped).
+pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
+    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    text.as_string().ok_or_else(|| format!("cannot read {}: not text", file.name()))
 }

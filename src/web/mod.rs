@@ -1,6 +1,8 @@
-//! Browser adapters: the only place that talks to web APIs (downloads, files, fetch, the Web Worker).
+//! Browser adapters: the only place that talks to web APIs (downloads, files, fetch, local storage, the Web
+//! Worker).
 
 pub mod download;
 pub mod fetch_backend;
 pub mod files;
+pub mod local_storage;
 pub mod worker;

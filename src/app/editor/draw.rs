@@ -221,7 +221,7 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
     let mark = cx.marks.nodes.get(&node.id);
     let mut class = format!("dn {kind_class}");
     if !family.is_empty() {
-        let family_class = if matches!(family, "math" | "gsm" | "python" | "any") { family } else { "other" };
+        let family_class = if matches!(family, "math" | "gsm" | "python" | "image" | "any") { family } else { "other" };
         let _ = write!(class, " dn--fam-{family_class}");
     }
     if look.selected {
@@ -240,6 +240,10 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
     let (w, h) = (r.width, r.height);
     let radius = if matches!(node.kind, NodeKind::Task(_)) { 9.0 } else { h / 2.0 };
     let _ = write!(out, r#"<rect class="dn-box" width="{}" height="{}" rx="{}"/>"#, num(w), num(h), num(radius));
+    if matches!(node.kind, NodeKind::Task(_)) {
+        // The family's colour as a band along the left side, following the rounded corners.
+        let _ = write!(out, r#"<path class="dn-band" d="M9 0A9 9 0 0 0 0 9V{}A9 9 0 0 0 9 {}z"/>"#, num(h - 9.0), num(h));
+    }
     let (input, output) = crate::engine::render::port_kinds(&node.kind);
     if look.detail != Detail::Box {
         let _ = write!(out, "<title>{}</title>", escape(&tooltip(node, cx, mark)));

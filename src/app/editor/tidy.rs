@@ -9,7 +9,7 @@ use crate::engine::graph::{GraphEdit, NodeId, TaskGraph};
 use crate::engine::render::{layout, Direction, LayoutOptions, RenderError};
 
 /// Horizontal distance between two rank columns' centres.
-pub const COLUMN_PITCH: f64 = TASK_SIZE.0 + 96.0;
+pub const COLUMN_PITCH: f64 = TASK_SIZE.0 + 72.0;
 /// Smallest free space between two boxes of a column.
 pub const ROW_GAP: f64 = 18.0;
 

@@ -7,7 +7,7 @@ mod design;
 mod evaluation;
 mod generation;
 
-pub use design::DesignState;
+pub use design::{DesignState, OpenAs};
 pub use evaluation::EvaluationState;
 pub use generation::GenerationState;
 
