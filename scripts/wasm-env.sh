@@ -18,7 +18,4 @@ if [ "$WASM_MODE" = debweb ]; then
   export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
 fi
 export PATH="$_root/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
-export WASM_BINDGEN_TEST_WEBDRIVER_JSON="${WASM_BINDGEN_TEST_WEBDRIVER_JSON:-$_root/tests/webdriver.json}"
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 unset _root

@@ -85,6 +85,8 @@ pub enum FromWorker {
     Failed { id: u64, message: String, location: Option<String> },
     /// The job was cancelled.
     Cancelled { id: u64 },
+    /// The worker has started and listens (sent once, with id 0, before any job message).
+    Ready { id: u64 },
 }
 
 impl FromWorker {
@@ -97,7 +99,8 @@ impl FromWorker {
             | FromWorker::Parsed { id, .. }
             | FromWorker::Done { id, .. }
             | FromWorker::Failed { id, .. }
-            | FromWorker::Cancelled { id } => *id,
+            | FromWorker::Cancelled { id }
+            | FromWorker::Ready { id } => *id,
         }
     }
 

@@ -58,7 +58,25 @@ fn scalar_ok(x: Number) -> bool {
     x.is_finite() && ![0.0, 1.0, -1.0].contains(&x.as_f64()) && x.magnitude() < MAGNITUDE_LIMIT
 }
 
+/// How often the most common value occurs (values compared as floats; NaN equals nothing).
 fn majority_count(items: &[Number]) -> usize {
+    if items.len() <= 16 {
+        return majority_count_small(items);
+    }
+    // Long lists (huge graphs filter millions of them): sort and count runs instead of comparing all pairs.
+    // -0.0 becomes 0.0 so that `total_cmp` groups the values `==` groups.
+    let mut values: Vec<f64> = items.iter().map(|x| x.as_f64()).filter(|v| !v.is_nan()).map(|v| if v == 0.0 { 0.0 } else { v }).collect();
+    values.sort_by(f64::total_cmp);
+    let mut best = 0;
+    let mut run = 0;
+    for (i, v) in values.iter().enumerate() {
+        run = if i > 0 && values[i - 1] == *v { run + 1 } else { 1 };
+        best = best.max(run);
+    }
+    best
+}
+
+fn majority_count_small(items: &[Number]) -> usize {
     let mut best = 0;
     for (i, x) in items.iter().enumerate() {
         if items[..i].iter().any(|y| y.as_f64() == x.as_f64()) {
@@ -94,4 +112,23 @@ mod tests {
         assert!(Filter::Gsm.accepts(&Value::int(7), &input));
         assert!(!Filter::Gsm.accepts(&Value::int(1), &input));
     }
+
+    #[test]
+    fn majority_counts_of_long_lists_agree_with_comparing_all_pairs() {
+        let mut rng = crate::engine::rng::InstanceRng::from_seed(3);
+        for len in [17, 40, 100, 333] {
+            for _ in 0..50 {
+                let items: Vec<Number> = (0..len)
+                    .map(|_| match rng.index(6) {
+                        0 => Number::Float(-0.0),
+                        1 => Number::Float(f64::NAN),
+                        2 => Number::Float(rng.int_in(-3, 3) as f64),
+                        _ => Number::Int(rng.int_in(-3, 3)),
+                    })
+                    .collect();
+                assert_eq!(majority_count(&items), majority_count_small(&items), "{items:?}");
+            }
+        }
+    }
 }
+

@@ -84,6 +84,18 @@ impl InstanceRng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// How far the stream has been read, in 32-bit words. A copy of this RNG taken earlier, moved to a
+    /// position with `seek`, replays the draws made from there: a long search can note where each step drew
+    /// from instead of keeping a copy of the whole state per step.
+    pub fn position(&self) -> u128 {
+        self.0.get_word_pos()
+    }
+
+    /// Moves to a position of the same stream (see `position`).
+    pub fn seek(&mut self, position: u128) {
+        self.0.set_word_pos(position);
+    }
+
     /// A fresh 64-bit seed for a sub-stream.
     pub fn fork(&mut self) -> InstanceRng {
         InstanceRng::from_seed(self.next_u64())
@@ -137,4 +149,22 @@ mod tests {
         let first: Vec<i64> = (0..5).map(|_| rng.int_in(0, 999)).collect();
         expect_test::expect!["[652, 623, 878, 556, 681]"].assert_eq(&format!("{first:?}"));
     }
+
+    #[test]
+    fn seeking_to_a_noted_position_replays_the_same_draws() {
+        let mut rng = InstanceRng::from_seed(9);
+        let origin = rng.clone();
+        let mut noted = Vec::new();
+        for step in 0..40 {
+            // Steps draw different numbers of values, so positions land anywhere in the buffered blocks.
+            noted.push(rng.position());
+            let draws: Vec<i64> = (0..step % 7).map(|_| rng.int_in(-100, 100)).collect();
+            let mut again = origin.clone();
+            again.seek(noted[step]);
+            let replay: Vec<i64> = (0..step % 7).map(|_| again.int_in(-100, 100)).collect();
+            assert_eq!(replay, draws, "step {step}");
+        }
+        assert!(noted.windows(2).any(|w| w[0] != w[1]));
+    }
 }
+

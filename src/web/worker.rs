@@ -1,7 +1,8 @@
 //! Running `app::jobs` away from the page: `serve` is the Web Worker's side (it answers `ToWorker` messages,
-//! advancing each job one slice at a time so a `Cancel` is read between slices), `JobRunner` is the page's side
-//! (it starts the worker once and routes `FromWorker` messages to the job that asked). Where a worker cannot
-//! start, `JobRunner` runs the same slices on the main thread, yielding to the browser between them.
+//! advancing each job one slice at a time so a `Cancel` is read between slices), `start` is the page's side
+//! (it starts the worker once and routes `FromWorker` messages to the job that asked). The worker says `Ready`
+//! once its module has loaded; messages wait until then. Where a worker cannot start (no worker support, or
+//! its script fails to load), the same slices run on the main thread, yielding to the browser between them.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -117,12 +118,17 @@ pub fn serve() {
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
+    // Messages sent before this handler existed would be lost: the page waits for this one first.
+    if let Ok(text) = serde_json::to_string(&FromWorker::Ready { id: 0 }) {
+        let _ = scope.post_message(&JsValue::from_str(&text));
+    }
 }
 
 type Listener = Box<dyn FnMut(FromWorker)>;
 
 enum Backend {
-    Worker(web_sys::Worker),
+    /// A Web Worker; `pending` holds messages until it says `Ready`.
+    Worker { worker: web_sys::Worker, ready: bool, pending: Vec<ToWorker> },
     /// No worker: the page runs the slices itself.
     MainThread(Rc<RefCell<Scheduler>>),
 }
@@ -139,6 +145,19 @@ thread_local! {
 
 fn dispatch(message: FromWorker) {
     let runner = RUNNER.with(Rc::clone);
+    if let FromWorker::Ready { .. } = message {
+        let pending = match &mut runner.borrow_mut().backend {
+            Some(Backend::Worker { ready, pending, .. }) => {
+                *ready = true;
+                std::mem::take(pending)
+            }
+            _ => Vec::new(),
+        };
+        for message in pending {
+            send(message);
+        }
+        return;
+    }
     let id = message.id();
     let is_final = message.is_final();
     // Take the listener out while it runs, so it may start or cancel jobs itself.
@@ -148,6 +167,23 @@ fn dispatch(message: FromWorker) {
         if !is_final {
             runner.borrow_mut().listeners.entry(id).or_insert(listener);
         }
+    }
+}
+
+/// The worker could not start: run everything it was sent on the main thread instead.
+fn fall_back_to_main_thread() {
+    let runner = RUNNER.with(Rc::clone);
+    let pending = {
+        let mut r = runner.borrow_mut();
+        let pending = match r.backend.take() {
+            Some(Backend::Worker { pending, .. }) => pending,
+            _ => Vec::new(),
+        };
+        r.backend = Some(Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))));
+        pending
+    };
+    for message in pending {
+        send(message);
     }
 }
 
@@ -162,7 +198,17 @@ fn backend() -> Backend {
             });
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             on_message.forget();
-            Backend::Worker(worker)
+            // A script that fails to load or start reports here; before `Ready` that means: no worker.
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
+                let runner = RUNNER.with(Rc::clone);
+                let started = matches!(runner.borrow().backend, Some(Backend::Worker { ready: true, .. }));
+                if !started {
+                    fall_back_to_main_thread();
+                }
+            });
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            on_error.forget();
+            Backend::Worker { worker, ready: false, pending: Vec::new() }
         }
         Err(_) => Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))),
     }
@@ -173,7 +219,8 @@ fn send(message: ToWorker) {
     let mut r = runner.borrow_mut();
     let backend = r.backend.get_or_insert_with(backend);
     match backend {
-        Backend::Worker(worker) => {
+        Backend::Worker { ready: false, pending, .. } => pending.push(message),
+        Backend::Worker { worker, .. } => {
             if let Ok(text) = serde_json::to_string(&message) {
                 let _ = worker.post_message(&JsValue::from_str(&text));
             }
@@ -225,5 +272,5 @@ pub fn start(request: JobRequest, listener: impl FnMut(FromWorker) + 'static) ->
 pub fn uses_worker() -> bool {
     let runner = RUNNER.with(Rc::clone);
     let mut r = runner.borrow_mut();
-    matches!(r.backend.get_or_insert_with(backend), Backend::Worker(_))
+    matches!(r.backend.get_or_insert_with(backend), Backend::Worker { .. })
 }

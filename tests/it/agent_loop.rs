@@ -1,7 +1,7 @@
 //! The sans-IO agent loop driven by scripted replies: tool use, the three repairs, budgets, limits, errors,
-//! the `acg` strategy and the results record.
+//! the `acg-lite` strategy, an auxiliary summary call, and the results record.
 
-use arbigraph_studio::engine::agent::context::Strategy;
+use arbigraph_studio::engine::agent::strategy::{Strategy, StrategyState};
 use arbigraph_studio::engine::agent::{
     AgentConfig, AgentError, AgentInput, AgentRecord, AgentSession, ChatReply, ChatRequest, ReplyToolCall, Role, Status, Step, ToolArguments, Usage,
 };
@@ -40,7 +40,7 @@ fn run(input: &AgentInput, config: &AgentConfig, replies: Vec<ChatReply>) -> (Ve
     let mut replies = replies.into_iter();
     loop {
         match step {
-            Step::Send(request) => {
+            Step::Send(request) | Step::Auxiliary(request) => {
                 requests.push(request);
                 let reply = replies.next().expect("the script ran out of replies");
                 step = session.on_reply(reply);
@@ -213,9 +213,9 @@ fn boxes_in_reasoning_count_and_later_boxes_win() {
 }
 
 #[test]
-fn the_acg_strategy_sends_the_prompt_view_and_latest_exchange() {
+fn the_acg_lite_strategy_sends_the_prompt_view_and_latest_exchange() {
     let mut config = AgentConfig::for_topology("chain");
-    config.strategy = Strategy::Acg { budget_tokens: 5_000 };
+    config.strategy = Strategy::AcgLite { budget_tokens: 5_000 };
     let replies = vec![calc("[\"1+1\"]"), calc("[\"2+2\"]"), text("\\boxed{task_1_out = 2} \\boxed{task_2_out = 7}")];
     let (requests, record) = run(&two_outputs(), &config, replies);
     assert_eq!(record.status, Status::Success);
@@ -225,10 +225,49 @@ fn the_acg_strategy_sends_the_prompt_view_and_latest_exchange() {
     assert!(last.messages[1].content.contains("Progress so far"));
     assert!(last.messages[1].content.contains("{\"results\":[\"2\"]}"), "{}", last.messages[1].content);
     assert_eq!(last.messages[3].content, "{\"results\":[\"4\"]}");
-    let acg = record.acg.expect("the record is kept");
+    let StrategyState::AcgLite(acg) = &record.strategy_state else { panic!("the record is kept") };
     assert!(acg.units.len() >= 5);
     // The transcript keeps everything.
     assert_eq!(record.transcript.len(), 2 + 2 * 2 + 1);
+}
+
+#[test]
+fn a_summary_call_goes_out_as_an_auxiliary_step_and_is_counted_apart() {
+    let mut config = AgentConfig::for_topology("chain");
+    config.strategy = Strategy::Summary { trigger_tokens: 400, keep_exchanges: 1, summary_tokens: 50 };
+    // Unreported usage keeps the estimates uncalibrated, so the trigger fires where the characters say.
+    let long = ChatReply { usage: Usage::default(), ..calc(&format!("[\"{}\"]", "1 + ".repeat(300) + "1")) };
+    let mut summary = text("task_1_out = 2 so far");
+    summary.usage = Usage { prompt_tokens: Some(300), completion_tokens: Some(9) };
+    let mut last = text("\\boxed{task_1_out = 2} \\boxed{task_2_out = 7}");
+    last.usage = Usage { prompt_tokens: Some(50), completion_tokens: Some(5) };
+    let replies = vec![long.clone(), long, summary, last];
+    let (mut session, mut step) = AgentSession::start(&two_outputs(), &config);
+    let mut kinds = Vec::new();
+    let mut replies = replies.into_iter();
+    let record = loop {
+        step = match step {
+            Step::Send(request) | Step::Auxiliary(request) => {
+                kinds.push((request.kind.as_str(), request.turn, request.messages.len()));
+                session.on_reply(replies.next().expect("a reply per request"))
+            }
+            Step::Finished(record) => break record,
+        };
+    };
+    assert_eq!(kinds, vec![("turn", 0, 2), ("turn", 1, 4), ("summary", 2, 2), ("turn", 2, 5)]);
+    assert_eq!(record.status, Status::Success);
+    assert_eq!(record.turns, 3, "the summary call is not a turn");
+    assert_eq!(record.turn_outputs.len(), 3);
+    assert_eq!((record.usage.auxiliary_calls, record.usage.auxiliary_prompt_tokens, record.usage.auxiliary_completion_tokens), (1, 300, 9));
+    assert_eq!(record.usage.prompt_tokens, 50, "turn usage excludes the summary call");
+    assert_eq!(record.requests.len(), 4);
+    assert_eq!(record.requests[2].reported_prompt_tokens, Some(300));
+    let json = result_sample(&json!({"prompt": "p", "ground_truth": 7}), &record, record.strategy.name(), json!({}));
+    assert_eq!(json["strategy"], "summary");
+    assert_eq!(json["strategy_params"]["trigger_tokens"], 400);
+    assert_eq!(json["requests"][2]["kind"], "summary");
+    assert_eq!(json["strategy_record"]["summaries"][0]["text"], "task_1_out = 2 so far");
+    assert_eq!(json["usage"]["auxiliary_calls"], 1);
 }
 
 #[test]
@@ -238,7 +277,7 @@ fn the_results_record_has_the_reference_fields_and_ours() {
     let out = result_sample(&sample, &record, "full", json!({"started_at": "t0"}));
     for key in [
         "task_id", "correct", "token_length", "agent_turns", "agent_tool_calls", "turn_outputs", "expected_task_outputs", "task_answers", "agent_status",
-        "transcript", "node_status", "first_breaks", "strategy", "timings", "usage", "repairs",
+        "transcript", "node_status", "first_breaks", "strategy", "strategy_params", "requests", "timings", "usage", "repairs",
     ] {
         assert!(out.get(key).is_some(), "missing {key}");
     }

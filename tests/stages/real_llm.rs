@@ -1,11 +1,15 @@
 //! A real small language model (`tools/local-llm/serve.sh`, Qwen2.5-Coder-0.5B behind an
-//! OpenAI-compatible endpoint) run through `arbigraph eval` on three baseline-shaped instances with both
-//! context strategies. Asserts the protocol — a tool call made and answered, answer collection run, every
-//! sample graded, usage recorded, the repair loop engaged — not the model's accuracy. Every wait is bounded.
+//! OpenAI-compatible endpoint) run through `arbigraph eval` on three baseline-shaped instances with every
+//! registered context strategy (the summary strategies with thresholds low enough to fire on such short runs).
+//! Asserts the protocol — a tool call made and answered, answer collection run, every sample graded, usage and
+//! every request recorded, auxiliary calls counted apart, the repair loop engaged — not the model's accuracy.
+//! Every wait is bounded.
 
 #[path = "../support/mod.rs"]
 mod support;
 use support::{arbigraph_binary, free_port};
+
+use arbigraph_studio::engine::agent::strategy::registry;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -59,7 +63,7 @@ fn dataset(dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn a_real_model_goes_through_the_tool_protocol_with_both_strategies() {
+fn a_real_model_goes_through_the_tool_protocol_with_every_strategy() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let llm_dir = tmp.join("arbigraph-llm");
     std::fs::create_dir_all(&llm_dir).unwrap();
@@ -74,15 +78,26 @@ fn a_real_model_goes_through_the_tool_protocol_with_both_strategies() {
     std::fs::create_dir_all(&work).unwrap();
     let data = dataset(&work);
     let binary = arbigraph_binary();
-    for strategy in ["full", "acg"] {
-        let output = work.join(format!("results-{strategy}.json"));
+    let mut summarised = 0;
+    let mut reached_fourth_turn = false;
+    for info in registry() {
+        let strategy = info.name;
+        let spec = match strategy {
+            "summary" => "summary:trigger_tokens=50,keep_exchanges=1,summary_tokens=96".to_string(),
+            "mask+summary" => "mask+summary:keep=1,trigger_tokens=50,keep_exchanges=1,summary_tokens=96".to_string(),
+            "window" => "window:exchanges=2".to_string(),
+            name => name.to_string(),
+        };
+        // The summary strategies get a fourth turn: by then three exchanges exceed their 50-token threshold.
+        let turns = if strategy.contains("summary") { "4" } else { "3" };
+        let output = work.join(format!("results-{}.json", strategy.replace('+', "-")));
         let mut eval = Command::new(&binary);
         eval.arg("eval")
             .arg("--dataset")
             .arg(&data)
-            .args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), "--model", "local", "--strategy", strategy])
-            .args(["--concurrency", "1", "--max-tokens", "200", "--repair-max-tokens", "300", "--max-model-len", "4096"])
-            .args(["--max-turns", "6", "--timeout-secs", "180", "--max-attempts", "2", "--backoff-ms", "500"])
+            .args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), "--model", "local", "--strategy", &spec])
+            .args(["--concurrency", "1", "--max-tokens", "128", "--repair-max-tokens", "192", "--max-model-len", "4096"])
+            .args(["--max-turns", turns, "--timeout-secs", "180", "--max-attempts", "2", "--backoff-ms", "500"])
             .arg("-o")
             .arg(&output);
         let out = run_bounded(eval, Duration::from_secs(900));
@@ -98,9 +113,20 @@ fn a_real_model_goes_through_the_tool_protocol_with_both_strategies() {
             assert_eq!(s["expected_task_outputs"], json!(["task_1_out"]), "expected outputs scanned from the prompt");
             assert!(s["task_answers"].is_object(), "answer collection ran");
             assert_eq!(s["strategy"], strategy);
+            assert_eq!(s["strategy_params"].as_object().map(|m| m.len()), Some(info.params.len()));
             let turns = s["turn_outputs"].as_object().unwrap().len() as u64;
             let usage = &s["usage"];
-            assert_eq!(usage["reported_turns"].as_u64().unwrap() + usage["estimated_turns"].as_u64().unwrap(), turns, "usage recorded for every turn");
+            let requests = s["requests"].as_array().unwrap();
+            let auxiliary = requests.iter().filter(|r| r["kind"] != "turn").count() as u64;
+            assert_eq!(usage["auxiliary_calls"].as_u64(), Some(auxiliary), "auxiliary calls counted apart");
+            summarised += auxiliary;
+            if strategy.contains("summary") && turns >= 4 {
+                reached_fourth_turn = true;
+            }
+            if status != "context_length_exceeded" {
+                assert_eq!(requests.len() as u64 - auxiliary, turns, "one request per turn");
+                assert_eq!(usage["reported_turns"].as_u64().unwrap() + usage["estimated_turns"].as_u64().unwrap(), turns, "usage recorded for every turn");
+            }
             assert!(s["token_length"].as_u64().unwrap() > 0);
             let transcript = s["transcript"].as_array().unwrap();
             for (i, m) in transcript.iter().enumerate() {
@@ -118,8 +144,12 @@ fn a_real_model_goes_through_the_tool_protocol_with_both_strategies() {
                 let repairs = &s["repairs"];
                 assert!(repairs["final_answer"].as_u64().unwrap() + repairs["initial_tool"].as_u64().unwrap() > 0 || status == "timeout");
             }
-            if strategy == "acg" {
+            if strategy == "acg-lite" {
                 assert!(!s["acg_record"]["units"].as_array().unwrap().is_empty(), "the execution record is exported");
+            }
+            if strategy == "acg" {
+                assert!(!s["strategy_record"]["units"].as_array().unwrap().is_empty(), "the evidence graph is exported");
+                assert_eq!(s["strategy_record"]["requirements"][0]["id"], "task_1_out");
             }
         }
         assert!(answered_calls >= 1, "{strategy}: the model made at least one tool call and got its result");
@@ -138,4 +168,6 @@ fn a_real_model_goes_through_the_tool_protocol_with_both_strategies() {
             assert_eq!(line["task_answers"], samples[i]["task_answers"]);
         }
     }
+    eprintln!("auxiliary summary calls over the summary strategies' runs: {summarised}");
+    assert!(summarised > 0 || !reached_fourth_turn, "a summary strategy that reached its fourth turn summarised");
 }

@@ -25,6 +25,9 @@ pub struct Args {
     /// Only the image-task figures: 1,000 pictures drawn, rendered to PNG and re-checked.
     #[arg(long)]
     image: bool,
+    /// How generation scales instead: long chains, a 200-task multichain, 10,000- to 1,000,000-node graphs.
+    #[arg(long)]
+    scale: bool,
 }
 
 /// The reference's published rates on a 2-vCPU machine (samples/s; chain rows in task instances/s).
@@ -46,6 +49,9 @@ pub fn run(args: Args) -> ExitCode {
     }
     if args.image {
         return super::bench_image::run();
+    }
+    if args.scale {
+        return super::bench_scale::run();
     }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         return fail("--seconds must be in (0, 600]");

@@ -2,8 +2,8 @@
 //! a blocking HTTP `ChatBackend` with per-request timeouts (the engine's retry policy decides retries and waits),
 //! worker threads, a results file rewritten atomically after every finished sample, resume, and a progress line.
 
-use arbigraph_studio::engine::agent::context::{Strategy, DEFAULT_ACG_BUDGET};
 use arbigraph_studio::engine::agent::openai_wire::{parse_reply, request_json};
+use arbigraph_studio::engine::agent::strategy::{split_param, Strategy};
 use arbigraph_studio::engine::agent::retry::parse_retry_after;
 use arbigraph_studio::engine::agent::{
     run_episode, AgentConfig, AgentError, AgentInput, AgentSession, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEnd,
@@ -35,12 +35,15 @@ pub struct Args {
     /// Name of the environment variable holding the API key (sent as a bearer token, never written anywhere).
     #[arg(long)]
     api_key_env: Option<String>,
-    /// Context strategy.
-    #[arg(long, default_value = "full", value_parser = ["full", "acg"])]
+    /// Context strategy: `NAME` or `NAME:key=value,key=value`. Names: full; acg-lite (budget_tokens=5000);
+    /// acg (budget_tokens=5000); mask (keep=10); window (exchanges=8); summary (trigger_tokens=8000,
+    /// keep_exchanges=4, summary_tokens=1024); mask+summary (keep=10 and the summary parameters); graph.
+    /// Descriptions and ranges: docs/CONTEXT_STRATEGIES.md.
+    #[arg(long, default_value = "full")]
     strategy: String,
-    /// Token budget of the `acg` view.
-    #[arg(long, default_value_t = DEFAULT_ACG_BUDGET)]
-    acg_budget: u64,
+    /// One parameter of the strategy as `key=value` (repeatable; overrides the same key given after `NAME:`).
+    #[arg(long = "strategy-param", value_name = "KEY=VALUE")]
+    strategy_params: Vec<String>,
     /// Samples run at the same time.
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
@@ -110,7 +113,22 @@ fn now_iso() -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_micros())
 }
 
-fn config_for(sample: &Value, args: &Args) -> AgentConfig {
+/// The strategy `--strategy` and `--strategy-param` name, checked against the registry.
+fn strategy_of(args: &Args) -> Result<Strategy, String> {
+    let (name, inline) = match args.strategy.split_once(':') {
+        Some((name, rest)) => (name.trim(), rest),
+        None => (args.strategy.trim(), ""),
+    };
+    let mut params: Vec<(String, String)> = Vec::new();
+    for text in inline.split(',').map(str::trim).filter(|t| !t.is_empty()).chain(args.strategy_params.iter().map(String::as_str)) {
+        let (key, value) = split_param(text).map_err(|e| format!("--strategy: {e}"))?;
+        params.retain(|(k, _)| *k != key);
+        params.push((key, value));
+    }
+    Strategy::from_parts(name, &params).map_err(|e| format!("--strategy: {e}"))
+}
+
+fn config_for(sample: &Value, args: &Args, strategy: &Strategy) -> AgentConfig {
     let mut config = AgentConfig::for_topology(topology_of(sample));
     if let Some(t) = args.max_tokens {
         config.max_tokens = t;
@@ -127,11 +145,12 @@ fn config_for(sample: &Value, args: &Args) -> AgentConfig {
     config.temperature = args.temperature;
     config.require_initial_calculator_call = !args.no_require_calculator;
     config.lenient = args.lenient;
-    config.strategy = if args.strategy == "acg" { Strategy::Acg { budget_tokens: args.acg_budget } } else { Strategy::Full };
+    config.strategy = strategy.clone();
     config
 }
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
+    let strategy = strategy_of(args)?;
     let api_key = match &args.api_key_env {
         Some(var) => Secret::new(std::env::var(var).map_err(|_| format!("environment variable {var} (named by --api-key-env) is not set"))?),
         None => Secret::default(),
@@ -146,7 +165,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         return Err(format!("{}: the dataset has no samples", args.dataset.display()));
     }
     let dataset_summary = dataset.get("summary").cloned().unwrap_or(json!({}));
-    let first_config = config_for(&samples[0], args);
+    let first_config = config_for(&samples[0], args, &strategy);
     let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
 
     // Resume: keep finished samples of an existing results file made with the same settings.
@@ -156,7 +175,19 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         let Some(old_params) = summary.get("generation_params") else {
             return Err(format!("{} exists and is not a results file; refusing to overwrite it", args.output.display()));
         };
-        for key in ["model", "strategy", "max_tokens", "temperature", "require_initial_calculator_call"] {
+        let stored = old_params.get("strategy").and_then(Value::as_str).map(|name| {
+            Strategy::from_results(name, old_params.get("strategy_params"), old_params.get("acg_budget_tokens").and_then(Value::as_u64))
+                .map(|s| s.to_string())
+                .unwrap_or_else(|_| name.to_string())
+        });
+        if stored.as_deref() != Some(strategy.to_string().as_str()) {
+            return Err(format!(
+                "{}: cannot continue, the strategy was {} and is now {strategy}",
+                args.output.display(),
+                stored.as_deref().unwrap_or("not recorded")
+            ));
+        }
+        for key in ["model", "max_tokens", "temperature", "require_initial_calculator_call"] {
             if old_params.get(key) != header.generation_params.get(key) {
                 return Err(format!(
                     "{}: cannot continue, `{key}` was {} and is now {}",
@@ -199,7 +230,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         pending
             .iter()
             .map(|&i| {
-                let mut config = config_for(&samples[i], args);
+                let mut config = config_for(&samples[i], args, &strategy);
                 config.system_prompt = header.system_prompt.clone();
                 (i, samples[i].clone(), config)
             })
@@ -213,11 +244,10 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let mut handles = Vec::new();
     for worker in 0..workers {
         let (jobs, next_job, sender, agent, endpoint) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone(), endpoint.clone());
-        let strategy = args.strategy.clone();
         handles.push(std::thread::spawn(move || {
             while let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) {
                 let backend = UreqBackend { agent: &agent, endpoint: &endpoint, timeout_ms, attempts: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
-                let result = run_sample(&backend, sample, *index, config, &strategy, &policy);
+                let result = run_sample(&backend, sample, *index, config, &policy);
                 if sender.send((*index, result)).is_err() {
                     break;
                 }
@@ -256,7 +286,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     eprintln!();
     write_results(&args.output, &header, &samples, true)?;
     eprintln!(
-        "[eval] accuracy {correct}/{total} · explicitly failed {failed} · results in {} (metrics: arbigraph grade {})",
+        "[eval] strategy {strategy} · accuracy {correct}/{total} · explicitly failed {failed} · results in {} (metrics: arbigraph grade {})",
         args.output.display(),
         args.output.display()
     );
@@ -276,7 +306,7 @@ fn write_results(path: &Path, header: &RunHeader, samples: &[Value], pretty: boo
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), path.display()))
 }
 
-fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &AgentConfig, strategy: &str, policy: &RetryPolicy) -> Value {
+fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &AgentConfig, policy: &RetryPolicy) -> Value {
     let started_at = now_iso();
     let clock = Instant::now();
     let input = match AgentInput::from_sample(sample, index) {
@@ -303,7 +333,7 @@ fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &
         "wall_ms": clock.elapsed().as_millis() as u64,
         "http_attempts": backend.attempts.get()
     });
-    result_sample(sample, &record, strategy, timings)
+    result_sample(sample, &record, record.strategy.name(), timings)
 }
 
 /// Blocking HTTP with `ureq` (one per worker thread): each `send` is one attempt; the engine retries.

@@ -1,15 +1,17 @@
-//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL.
+//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL (streamed:
+//! each line is written as its sample is made, unless the run draws pictures).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use arbigraph_studio::engine::dataset::{self, ImageStorage, RunInfo};
-use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, Topology};
+use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
-use arbigraph_studio::engine::tasks::registry::builtin_with;
+use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
 use arbigraph_studio::engine::tasks::Family;
 
-use super::files::{fail, read_text, write_text, Progress};
+use super::files::{fail, write_text, Progress};
 use super::render_image::ImageArgs;
 
 /// Arguments of `arbigraph generate`.
@@ -57,14 +59,30 @@ pub struct Args {
     images_dir: Option<PathBuf>,
     #[command(flatten)]
     image: ImageArgs,
+    /// When done, print the process's peak resident memory on stderr (Linux; `bench --scale` reads it).
+    #[arg(long)]
+    peak_memory: bool,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
-    match build(&args) {
+    let code = match build(&args) {
         Ok(code) => code,
         Err(message) => fail(message),
+    };
+    if args.peak_memory {
+        match peak_kib() {
+            Some(kib) => eprintln!("peak memory: {kib} KiB"),
+            None => eprintln!("peak memory: unknown on this system"),
+        }
     }
+    code
+}
+
+/// `VmHWM` of this process, in KiB.
+fn peak_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 fn build(args: &Args) -> Result<ExitCode, String> {
@@ -96,8 +114,9 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         }
         "custom" => {
             let path = args.graph.as_ref().ok_or("--topology custom needs --graph FILE")?;
-            let text = read_text(path)?;
-            let parsed = graph::from_json_str(&text).map_err(|errors| {
+            // Read straight from the buffered file: a million-node graph is never held as text or as a JSON tree.
+            let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let parsed = graph::from_json_reader(std::io::BufReader::new(file)).map_err(|errors| {
                 let lines: Vec<String> = errors.iter().map(|e| format!("  {}: {e}", path.display())).collect();
                 format!("{} is not a valid graph file:\n{}", path.display(), lines.join("\n"))
             })?;
@@ -123,6 +142,14 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         return Err(format!("{total_hint} samples requested; at most 10,000,000 per run"));
     }
     let mut progress = Progress::new("generating");
+    let jsonl = args.output.extension().is_some_and(|e| e == "jsonl");
+    if jsonl && args.output.as_os_str() != "-" && !config.may_draw_pictures() {
+        // Lines are written as samples are made, so memory stays at one sample whatever the run's size.
+        let written = stream_jsonl(&config, &registry, &args.output, &mut progress)?;
+        progress.finish();
+        eprintln!("wrote {written} samples to {}", args.output.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     let samples = generate::generate(&config, &registry, &mut |done, total| progress.update(done, total)).map_err(|e| e.to_string())?;
     progress.finish();
     let creation_time = match args.creation_time.as_deref() {
@@ -145,7 +172,7 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         }
     };
     let run = RunInfo { creation_time, graph_path, generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")), images };
-    let text = if args.output.extension().is_some_and(|e| e == "jsonl") {
+    let text = if jsonl {
         dataset::to_jsonl_with(&config, &samples, &run.images)
     } else {
         let mut text = dataset::to_pretty_string(&dataset::to_json(&config, &samples, &run));
@@ -159,6 +186,32 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         eprintln!("wrote {} samples to {}", samples.len(), args.output.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Generates the run into a JSONL file through a buffered writer; an IO error stops the run and is reported.
+fn stream_jsonl(config: &GenerateConfig, registry: &Registry, path: &Path, progress: &mut Progress) -> Result<usize, String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut failure: Option<std::io::Error> = None;
+    let result = dataset::write_jsonl(
+        config,
+        registry,
+        &mut |piece| {
+            writer.write_all(piece.as_bytes()).map_err(|e| {
+                let message = e.to_string();
+                failure = Some(e);
+                GenerateError::Write(message)
+            })
+        },
+        &mut |done, total| progress.update(done, total),
+    );
+    let written = match (result, failure) {
+        (Ok(written), None) => written,
+        (_, Some(e)) => return Err(format!("cannot write {}: {e}", path.display())),
+        (Err(e), None) => return Err(e.to_string()),
+    };
+    writer.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(written)
 }
 
 /// How the dataset should name the images directory: relative to the dataset's own directory when inside it.

@@ -1,16 +1,18 @@
 //! `arbigraph grade`: re-grade a results file (ours or the reference's), print the metrics table, optionally
-//! one JSON line per sample, and compare two runs pairwise. Grading itself is `engine::results`.
+//! one JSON line per sample, and compare runs: `--compare A.json B.json …` prints one table of all runs
+//! (accuracy, node accuracy, McNemar against the baseline, prompt tokens, total tokens with auxiliary calls,
+//! calls per sample). Grading and the table are `engine::results` and `engine::grade::metrics`.
 
-use arbigraph_studio::engine::grade::metrics::{render_table, summarise};
-use arbigraph_studio::engine::results::{compare_runs, grade_results_file, GradeOptions, GradedFile, PairedBy};
+use arbigraph_studio::engine::grade::metrics::{render_comparison, render_comparison_markdown, render_table, summarise};
+use arbigraph_studio::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, PairedBy, Run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `arbigraph grade`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The results file (reference layout: `{"summary": …, "samples": […]}`).
-    results: PathBuf,
+    /// The results file (reference layout: `{"summary": …, "samples": […]}`); optional with `--compare`.
+    results: Option<PathBuf>,
     /// Re-collect the answers from `turn_outputs` (as raw completions) instead of trusting `task_answers`.
     #[arg(long)]
     replay: bool,
@@ -20,9 +22,16 @@ pub struct Args {
     /// Also compute the lenient verdict (reported separately, never mixed into the score).
     #[arg(long)]
     lenient: bool,
-    /// A second results file over the same instances: print the paired comparison (exact McNemar test).
+    /// Other results files over the same instances: print one comparison table of every run (the results file,
+    /// if given, first), each paired with the baseline by an exact McNemar test.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    compare: Vec<PathBuf>,
+    /// The baseline of the comparison (default: the first run); added to the table if not among the runs.
     #[arg(long)]
-    compare: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    /// Print the comparison table as Markdown.
+    #[arg(long)]
+    markdown: bool,
 }
 
 /// Runs the command.
@@ -33,13 +42,27 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn grade_path(path: &Path, options: GradeOptions) -> Result<GradedFile, String> {
+fn grade_path(path: &Path, options: GradeOptions) -> Result<(GradedFile, Option<String>), String> {
     let json = super::files::read_json(path)?;
-    grade_results_file(&json, options).map_err(|e| format!("{}: {e}", path.display()))
+    let graded = grade_results_file(&json, options).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((graded, strategy_of(&json)))
+}
+
+fn label(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string())
 }
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
-    let graded = grade_path(&args.results, GradeOptions { replay: args.replay, lenient: args.lenient })?;
+    let options = GradeOptions { replay: args.replay, lenient: args.lenient };
+    let Some(results) = &args.results else {
+        if args.compare.is_empty() {
+            return Err("give a results file, or runs to compare with --compare".into());
+        }
+        let (table, unreadable) = comparison(args, &[])?;
+        print!("{table}");
+        return Ok(if unreadable { ExitCode::from(1) } else { ExitCode::SUCCESS });
+    };
+    let (graded, _) = grade_path(results, options)?;
     let mut lines = String::new();
     if args.per_sample {
         for g in &graded.samples {
@@ -58,8 +81,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     for (index, reason) in &graded.unreadable {
         table.push_str(&format!("unreadable sample (not graded): samples[{index}]: {reason}\n"));
     }
-    if let Some(other) = &args.compare {
-        let other_graded = grade_path(other, GradeOptions { replay: args.replay, lenient: false })?;
+    if let [other] = args.compare.as_slice() {
+        let (other_graded, _) = grade_path(other, GradeOptions { replay: args.replay, lenient: false })?;
         let comparison = compare_runs(&graded, &other_graded);
         let p = comparison.stats;
         table.push_str(&format!(
@@ -77,6 +100,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             p.p_value
         ));
     }
+    if !args.compare.is_empty() {
+        table.push_str(&comparison(args, std::slice::from_ref(results))?.0);
+    }
     if args.per_sample {
         print!("{lines}");
         eprint!("{table}");
@@ -84,4 +110,36 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         print!("{table}");
     }
     Ok(if graded.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The comparison table of `first` and `--compare` (and `--baseline` when not among them); also whether any
+/// file had unreadable samples.
+fn comparison(args: &Args, first: &[PathBuf]) -> Result<(String, bool), String> {
+    let mut paths: Vec<PathBuf> = first.iter().chain(&args.compare).cloned().collect();
+    let baseline = match &args.baseline {
+        Some(b) => match paths.iter().position(|p| p == b) {
+            Some(i) => i,
+            None => {
+                paths.insert(0, b.clone());
+                0
+            }
+        },
+        None => 0,
+    };
+    let options = GradeOptions { replay: args.replay, lenient: false };
+    let graded: Vec<(GradedFile, Option<String>)> = paths.iter().map(|p| grade_path(p, options)).collect::<Result<_, _>>()?;
+    let runs: Vec<Run<'_>> = paths
+        .iter()
+        .zip(&graded)
+        .map(|(path, (g, strategy))| Run { label: label(path), strategy: strategy.clone().unwrap_or_else(|| "?".into()), graded: g })
+        .collect();
+    let table = compare_many(&runs, baseline);
+    let mut out = if args.markdown { render_comparison_markdown(&table) } else { render_comparison(&table) };
+    let unreadable = graded.iter().any(|(g, _)| !g.unreadable.is_empty());
+    for (path, (g, _)) in paths.iter().zip(&graded) {
+        if g.unfinished > 0 || !g.unreadable.is_empty() {
+            out.push_str(&format!("{}: {} unfinished and {} unreadable samples not graded\n", label(path), g.unfinished, g.unreadable.len()));
+        }
+    }
+    Ok((out, unreadable))
 }

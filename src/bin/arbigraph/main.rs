@@ -1,4 +1,5 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, render, render-image, inspect, bench).
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, probe-server, render,
+//! render-image, inspect, bench).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
@@ -12,6 +13,8 @@ mod bench_image;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench_layout;
 #[cfg(not(target_arch = "wasm32"))]
+mod bench_scale;
+#[cfg(not(target_arch = "wasm32"))]
 mod eval;
 #[cfg(not(target_arch = "wasm32"))]
 mod files;
@@ -21,6 +24,8 @@ mod generate;
 mod grade;
 #[cfg(not(target_arch = "wasm32"))]
 mod inspect;
+#[cfg(not(target_arch = "wasm32"))]
+mod probe;
 #[cfg(not(target_arch = "wasm32"))]
 mod render;
 #[cfg(not(target_arch = "wasm32"))]
@@ -54,6 +59,8 @@ fn main() -> std::process::ExitCode {
         Grade(grade::Args),
         /// Run an agent over a dataset against an OpenAI-compatible endpoint.
         Eval(eval::Args),
+        /// Serve the probe: a deterministic solver with amnesia behind an OpenAI-compatible endpoint.
+        ProbeServer(probe::Args),
         /// Draw a custom task graph as SVG or DOT.
         Render(render::Args),
         /// Draw one image-task picture (path traversal) as PNG or SVG.
@@ -70,6 +77,7 @@ fn main() -> std::process::ExitCode {
         Command::Trace(args) => trace::run(args),
         Command::Grade(args) => grade::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::ProbeServer(args) => probe::run(args),
         Command::Render(args) => render::run(args),
         Command::RenderImage(args) => render_image::run(args),
         Command::Inspect(args) => inspect::run(args),

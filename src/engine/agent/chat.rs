@@ -71,6 +71,31 @@ impl Message {
     }
 }
 
+/// What a request is for: a turn of the agent, or an auxiliary call a context strategy needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RequestKind {
+    /// A turn of the agent (offered the calculator tool).
+    #[default]
+    Turn,
+    /// A summarisation call of the `summary` strategies (no tools; its tokens are counted apart).
+    Summary,
+}
+
+impl RequestKind {
+    /// `turn` or `summary`, as written in results files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Turn => "turn",
+            RequestKind::Summary => "summary",
+        }
+    }
+
+    /// True for calls that are not turns of the agent.
+    pub fn is_auxiliary(self) -> bool {
+        self != RequestKind::Turn
+    }
+}
+
 /// One chat-completions request, in domain terms (`openai_wire` maps it to JSON).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChatRequest {
@@ -84,8 +109,10 @@ pub struct ChatRequest {
     pub top_p: f64,
     /// Whether this is a repair turn (larger limit).
     pub repair: bool,
-    /// 0-based turn index.
+    /// 0-based turn index (of the turn an auxiliary call precedes).
     pub turn: usize,
+    /// A turn, or an auxiliary call.
+    pub kind: RequestKind,
 }
 
 /// Arguments of a structured tool call: JSON text (the usual form) or an object (some providers).

@@ -1,7 +1,7 @@
 //! Loop settings: turn and token limits, repair budgets, the context strategy and the system prompt, with the
 //! release's per-topology defaults (spec §7.3).
 
-use super::context::Strategy;
+use super::strategy::Strategy;
 use super::prompts;
 
 /// Repair budgets: initial calculator call, missing final answers, cut-off.

@@ -97,7 +97,8 @@ pub async fn run_episode<B: ChatBackend>(backend: &B, mut session: AgentSession,
     loop {
         let request = match step {
             Step::Finished(record) => return EpisodeEnd::Finished(record),
-            Step::Send(request) => request,
+            // Auxiliary calls go to the same endpoint under the same retry policy as turns.
+            Step::Send(request) | Step::Auxiliary(request) => request,
         };
         backend.record(EpisodeEvent::Request(&request)).await;
         step = match send_with_retries(backend, &request, policy).await {
@@ -117,7 +118,7 @@ pub fn run_to_end(input: &AgentInput, config: &AgentConfig, mut call: impl FnMut
     let (mut session, mut step) = AgentSession::start(input, config);
     loop {
         step = match step {
-            Step::Send(request) => match call(&request) {
+            Step::Send(request) | Step::Auxiliary(request) => match call(&request) {
                 Ok(reply) => session.on_reply(reply),
                 Err(error) => session.on_error(error),
             },

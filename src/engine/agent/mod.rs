@@ -5,26 +5,33 @@
 //!
 //! The loop: calculator tool (`toolcalls`, `crate::engine::calculator`), three repairs (initial calculator call,
 //! missing final answers, cut-off), a turn limit, a context-length pre-check, answer collection after every turn
-//! (`grade::collect`) and per-node grading at the end. Context strategies (`context`) decide which messages each
-//! request carries; the transcript always keeps everything. `chat` holds the domain request and reply types and
-//! `openai_wire` alone maps them to JSON. `endpoint` holds where to send, with the key as a `Secret`.
+//! (`grade::collect`) and per-node grading at the end. Context strategies (`strategy`: one registry, one file per
+//! strategy) decide which messages each request carries and may ask for auxiliary calls; the transcript always
+//! keeps everything. `chat` holds the domain request and reply types and `openai_wire` alone maps them to JSON.
+//! `endpoint` holds where to send, with the key as a `Secret`. `probe` is the deterministic solver behind
+//! `arbigraph probe-server`, which measures what each strategy lets a model see.
 
 pub mod chat;
 pub mod config;
-pub mod context;
 pub mod driver;
 pub mod endpoint;
 pub mod error;
 pub mod openai_wire;
+pub mod probe;
 pub mod prompts;
 pub mod retry;
 pub mod session;
+pub mod strategy;
 pub mod toolcalls;
 
-pub use chat::{ChatReply, ChatRequest, Message, ReplyToolCall, Role, ToolArguments, ToolCall, Usage};
+/// The strategies' former module name, kept so code written against it (the browser's Evaluate page) still
+/// builds; new code uses `strategy`.
+
+pub use chat::{ChatReply, ChatRequest, Message, ReplyToolCall, RequestKind, Role, ToolArguments, ToolCall, Usage};
 pub use config::{AgentConfig, Budgets};
 pub use driver::{run_episode, run_to_end, send_with_retries, CallFailure, ChatBackend, EpisodeEnd, EpisodeEvent};
 pub use endpoint::{Endpoint, Secret};
 pub use error::AgentError;
 pub use retry::RetryPolicy;
-pub use session::{estimate_tokens, turn_text, AgentInput, AgentRecord, AgentSession, RepairCounts, Status, Step, UsageTotals, CHARS_PER_TOKEN};
+pub use session::{estimate_tokens, turn_text, AgentInput, AgentRecord, AgentSession, RepairCounts, RequestLog, Status, Step, UsageTotals, CHARS_PER_TOKEN};
+pub use strategy::{Strategy, StrategyError};

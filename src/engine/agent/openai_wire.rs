@@ -2,9 +2,10 @@
 //! and replies are mapped by hand, tolerating provider variations (arguments as a string or an object,
 //! `reasoning_content` or `reasoning`, content as a string, `null` or a list of parts, missing `usage`).
 
-use super::prompts::{CALCULATOR_DESCRIPTION, EXPRESSIONS_DESCRIPTION, EXPRESSION_DESCRIPTION};
+use super::prompts::{CALCULATOR_DESCRIPTION, EXPRESSIONS_DESCRIPTION, EXPRESSION_DESCRIPTION, REQUIREMENTS_DESCRIPTION};
 use super::toolcalls::CALCULATOR;
-use super::{ChatReply, ChatRequest, Message, ReplyToolCall, Role, ToolArguments, Usage};
+use super::chat::RequestKind;
+use super::{ChatReply, ChatRequest, Message, ReplyToolCall, Role, ToolArguments, ToolCall, Usage};
 use serde_json::{json, Map, Value};
 
 /// A reply body that is not a usable chat completion.
@@ -16,6 +17,8 @@ pub enum WireError {
     Api(String),
     #[error("the reply has no choices[0].message")]
     NoMessage,
+    #[error("not a chat-completions request: {0}")]
+    BadRequest(String),
 }
 
 /// The calculator tool as a chat-completions `tools` entry.
@@ -29,7 +32,8 @@ pub fn calculator_tool() -> Value {
                 "type": "object",
                 "properties": {
                     "expressions": {"type": "array", "items": {"type": "string"}, "description": EXPRESSIONS_DESCRIPTION},
-                    "expression": {"type": "string", "description": EXPRESSION_DESCRIPTION}
+                    "expression": {"type": "string", "description": EXPRESSION_DESCRIPTION},
+                    "requirements": {"type": "array", "items": {"type": "string"}, "description": REQUIREMENTS_DESCRIPTION}
                 },
                 "required": ["expressions"]
             }
@@ -66,18 +70,107 @@ fn message_json(message: &Message) -> Value {
     Value::Object(m)
 }
 
-/// The request body for `model`.
+/// The request body for `model`. Turns offer the calculator; auxiliary calls (summaries) offer no tools.
 pub fn request_json(request: &ChatRequest, model: &str) -> Value {
-    json!({
+    let mut body = json!({
         "model": model,
         "messages": request.messages.iter().map(message_json).collect::<Vec<_>>(),
         "max_tokens": request.max_tokens,
         "temperature": request.temperature,
         "top_p": request.top_p,
-        "tools": [calculator_tool()],
-        "tool_choice": "auto",
-        "stream": false
+    });
+    if request.kind == RequestKind::Turn {
+        body["tools"] = json!([calculator_tool()]);
+        body["tool_choice"] = json!("auto");
+    }
+    body["stream"] = json!(false);
+    body
+}
+
+/// A request as a server reads it (the probe endpoint).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WireRequest {
+    /// The model name asked for.
+    pub model: String,
+    /// The messages, in domain terms.
+    pub messages: Vec<Message>,
+    /// The completion limit, when given.
+    pub max_tokens: Option<u32>,
+    /// Whether any tool was offered.
+    pub tools: bool,
+}
+
+/// Parses a request body (what [`request_json`] writes, and what other clients send).
+pub fn parse_request(body: &str) -> Result<WireRequest, WireError> {
+    let json: Value = serde_json::from_str(body).map_err(|e| WireError::Json(e.to_string()))?;
+    let items = json.get("messages").and_then(Value::as_array).ok_or_else(|| WireError::BadRequest("no `messages` list".into()))?;
+    let mut messages = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let role = match item.get("role").and_then(Value::as_str) {
+            Some("system" | "developer") => Role::System,
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("tool" | "function") => Role::Tool,
+            other => return Err(WireError::BadRequest(format!("messages[{i}] has role {other:?}"))),
+        };
+        let mut message = Message::new(role, text_of(item.get("content")));
+        if let Some(calls) = item.get("tool_calls").and_then(Value::as_array) {
+            for call in calls {
+                let function = call.get("function").unwrap_or(call);
+                let arguments = match function.get("arguments") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(other) => other.to_string(),
+                };
+                message.tool_calls.push(ToolCall {
+                    id: call.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
+                    name: function.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                    arguments,
+                });
+            }
+        }
+        message.tool_call_id = item.get("tool_call_id").and_then(Value::as_str).map(str::to_string);
+        message.name = item.get("name").and_then(Value::as_str).map(str::to_string);
+        messages.push(message);
+    }
+    Ok(WireRequest {
+        model: json.get("model").and_then(Value::as_str).unwrap_or("").to_string(),
+        messages,
+        max_tokens: json.get("max_tokens").or_else(|| json.get("max_completion_tokens")).and_then(Value::as_u64).map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+        tools: json.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty()),
     })
+}
+
+/// A reply body as a server writes it: one choice, its message, the finish reason and the usage.
+pub fn reply_json(reply: &ChatReply, model: &str, id: &str) -> Value {
+    let mut message = json!({"role": "assistant", "content": if reply.content.is_empty() && !reply.tool_calls.is_empty() { Value::Null } else { json!(reply.content) }});
+    if !reply.reasoning.is_empty() {
+        message["reasoning_content"] = json!(reply.reasoning);
+    }
+    if !reply.tool_calls.is_empty() {
+        let calls: Vec<Value> = reply
+            .tool_calls
+            .iter()
+            .map(|c| {
+                let arguments = match &c.arguments {
+                    ToolArguments::Text(t) => t.clone(),
+                    ToolArguments::Json(v) => v.to_string(),
+                };
+                json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments}})
+            })
+            .collect();
+        message["tool_calls"] = Value::Array(calls);
+    }
+    let mut body = json!({
+        "id": id,
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason.clone().unwrap_or_else(|| "stop".into())}],
+    });
+    if let (Some(p), Some(c)) = (reply.usage.prompt_tokens, reply.usage.completion_tokens) {
+        body["usage"] = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+    }
+    body
 }
 
 fn text_of(value: Option<&Value>) -> String {
@@ -162,6 +255,7 @@ mod tests {
             top_p: 0.95,
             repair: false,
             turn: 1,
+            kind: RequestKind::Turn,
         };
         let body = request_json(&request, "m");
         assert_eq!(body["model"], "m");
@@ -170,6 +264,30 @@ mod tests {
         assert_eq!(body["messages"][2]["tool_calls"][0]["function"]["arguments"], "{\"expressions\":[\"1+1\"]}");
         assert_eq!(body["messages"][3]["tool_call_id"], "c1");
         assert_eq!(body["messages"][3]["role"], "tool");
+        assert_eq!(body["tools"][0]["function"]["parameters"]["properties"]["requirements"]["type"], "array");
+        let parsed = parse_request(&body.to_string()).unwrap();
+        assert_eq!(parsed.messages, request.messages, "a server reads back what the client wrote");
+        assert!(parsed.tools);
+        assert_eq!((parsed.model.as_str(), parsed.max_tokens), ("m", Some(100)));
+        let summary = ChatRequest { kind: RequestKind::Summary, ..request };
+        let body = request_json(&summary, "m");
+        assert!(body.get("tools").is_none() && body.get("tool_choice").is_none(), "auxiliary calls offer no tools");
+        assert!(!parse_request(&body.to_string()).unwrap().tools);
+    }
+
+    #[test]
+    fn replies_written_by_a_server_parse_back() {
+        let reply = ChatReply {
+            content: "".into(),
+            tool_calls: vec![ReplyToolCall { id: "c".into(), name: "calculator".into(), arguments: ToolArguments::Text("{\"expressions\":[\"1\"]}".into()) }],
+            finish_reason: Some("tool_calls".into()),
+            usage: Usage { prompt_tokens: Some(10), completion_tokens: Some(3) },
+            ..ChatReply::default()
+        };
+        let parsed = parse_reply(&reply_json(&reply, "m", "id-1").to_string()).unwrap();
+        assert_eq!(parsed, reply);
+        assert!(matches!(parse_request(r#"{"messages": [{"role": "robot", "content": "x"}]}"#), Err(WireError::BadRequest(_))));
+        assert!(matches!(parse_request(r#"{"model": "m"}"#), Err(WireError::BadRequest(_))));
     }
 
     #[test]

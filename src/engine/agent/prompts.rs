@@ -18,6 +18,9 @@ pub const EXPRESSIONS_DESCRIPTION: &str = "The expressions to evaluate, e.g. ['1
 /// The description of the legacy `expression` parameter.
 pub const EXPRESSION_DESCRIPTION: &str = "A single expression (prefer `expressions`).";
 
+/// The description of the optional `requirements` parameter (origin declarations for the `acg` strategy).
+pub const REQUIREMENTS_DESCRIPTION: &str = "Optional: the names of the requested results this call works towards, e.g. ['task_3_out'].";
+
 /// Sent when the model answered without ever calling the calculator.
 pub fn no_tool_call() -> String {
     "You have not used the calculator yet, and it is required. Reply now with one complete calculator call and nothing \
@@ -56,8 +59,43 @@ not repeat what you already wrote. Be brief and work towards {target}, calling t
     )
 }
 
-/// The header of the execution-record view sent by the `acg` strategy.
+/// The header of the execution-record view sent by the `acg-lite` strategy.
 pub const ACG_HEADER: &str = "Progress so far (kept by the harness from your earlier turns; the task statement above is unchanged):";
+
+/// The header of the evidence view sent by the `acg` strategy.
+pub const ACG_VIEW_HEADER: &str =
+    "Evidence from your earlier turns, grouped by the requested result it serves (selected by the harness; the task statement above is unchanged):";
+
+/// The header of the dependency view sent by the `graph` strategy.
+pub const GRAPH_HEADER: &str = "Progress so far (kept by the harness; the task statement above is unchanged):";
+
+/// What replaces an older tool result under observation masking.
+pub const MASK_PLACEHOLDER: &str = "[older tool result omitted by the harness to save space]";
+
+/// The system prompt of a summary call.
+pub const SUMMARY_SYSTEM_PROMPT: &str = "You condense the work log of an assistant that is solving a multi-step problem, so that it can \
+carry on without the log. Keep every result it has already obtained exactly as written, above all each \
+task_N_out value, and say which task it was working on last. Do not solve anything yourself.";
+
+/// What stands for a summary call that returned nothing.
+pub const EMPTY_SUMMARY: &str = "(the summary of the earlier turns came back empty)";
+
+/// The user message of a summary call: the task statement, the previous summary, the turns to fold.
+pub fn summary_request(task: &str, previous: Option<&str>, history: &str) -> String {
+    let previous = match previous {
+        Some(text) => format!("Summary of the turns before these:\n{text}\n\n"),
+        None => String::new(),
+    };
+    format!(
+        "The problem statement, for reference:\n<problem>\n{task}\n</problem>\n\n{previous}The turns to condense:\n<log>\n{history}</log>\n\n\
+Write the summary now: the results obtained so far (name = value, exactly as written), and where the work stands."
+    )
+}
+
+/// The message that replaces summarised turns in later requests.
+pub fn summary_message(summary: &str) -> String {
+    format!("Summary of your earlier turns (written by a summarisation call; those turns are no longer shown):\n{summary}")
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,13 @@
 //! One sample's conversation as a state machine (spec §7.3): `start` gives the first request, `on_reply` consumes
 //! the model's reply and returns the next request or the finished record, `on_error` ends a sample whose call
-//! failed for good. Nothing here awaits, reads a clock or touches the network; `driver` runs it over a backend.
+//! failed for good. The context strategy builds every request and may ask for an auxiliary call first (a
+//! summary): the session returns it as `Step::Auxiliary`, the driver sends it like any request, and its reply
+//! goes to `on_reply` too. Nothing here awaits, reads a clock or touches the network; `driver` runs it.
 
-use super::chat::{ChatReply, ChatRequest, Message, Role, ToolArguments, ToolCall};
+use super::chat::{ChatReply, ChatRequest, Message, RequestKind, Role, ToolArguments, ToolCall};
 use super::config::{AgentConfig, Budgets};
-use super::context::{self, AcgRecord, Strategy};
 use super::error::AgentError;
+use super::strategy::{estimate_request_tokens, CallEvent, ContextInput, Plan, Strategy, StrategyState, TokenEstimator, TurnEvent};
 use super::{prompts, toolcalls};
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::{grade_answers, SampleGrade, SampleSpec, SpecError};
@@ -67,6 +69,31 @@ pub struct UsageTotals {
     pub reported_turns: u64,
     /// Turns whose completion tokens were estimated from characters.
     pub estimated_turns: u64,
+    /// Auxiliary calls made (summaries), not counted above.
+    pub auxiliary_calls: u64,
+    /// Reported prompt tokens of the auxiliary calls.
+    pub auxiliary_prompt_tokens: u64,
+    /// Completion tokens of the auxiliary calls (reported, or estimated where not reported).
+    pub auxiliary_completion_tokens: u64,
+}
+
+/// One request as sent and answered: what the results file lists under `requests`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestLog {
+    /// The turn it belongs to (the turn an auxiliary call precedes).
+    pub turn: usize,
+    /// A turn or an auxiliary call.
+    pub kind: RequestKind,
+    /// Messages sent.
+    pub messages: usize,
+    /// Estimated prompt tokens (calibrated by the previous reported count, as the pre-check uses them).
+    pub estimated_prompt_tokens: u64,
+    /// Prompt tokens the endpoint reported.
+    pub reported_prompt_tokens: Option<u64>,
+    /// Completion tokens the endpoint reported.
+    pub completion_tokens: Option<u64>,
+    /// Wall time of the call as the driver measured it.
+    pub latency_ms: Option<u64>,
 }
 
 /// What the grader and the results file need from a sample's input.
@@ -110,17 +137,34 @@ pub struct AgentRecord {
     pub usage: UsageTotals,
     /// Per-turn call latencies reported by the driver.
     pub latencies_ms: Vec<Option<u64>>,
-    /// The `acg` strategy's execution record.
-    pub acg: Option<AcgRecord>,
+    /// The context strategy the sample ran with.
+    pub strategy: Strategy,
+    /// The strategy's own record (execution record, evidence graph, summaries, dependencies).
+    pub strategy_state: StrategyState,
+    /// Every request sent, auxiliary calls included, in order.
+    pub requests: Vec<RequestLog>,
 }
 
 /// What to do next.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
-    /// Send this request and pass the reply to `on_reply`.
+    /// Send this turn's request and pass the reply to `on_reply`.
     Send(ChatRequest),
+    /// Send this auxiliary call (a summary the strategy needs) to the same endpoint and pass its reply to
+    /// `on_reply`; it is not a turn of the agent and its tokens are counted apart.
+    Auxiliary(ChatRequest),
     /// The sample is done.
     Finished(Box<AgentRecord>),
+}
+
+impl Step {
+    /// The request to send, for `Send` and `Auxiliary`.
+    pub fn request(&self) -> Option<&ChatRequest> {
+        match self {
+            Step::Send(r) | Step::Auxiliary(r) => Some(r),
+            Step::Finished(_) => None,
+        }
+    }
 }
 
 /// One sample's conversation.
@@ -143,7 +187,9 @@ pub struct AgentSession {
     latencies: Vec<Option<u64>>,
     token_ratio: Option<f64>,
     last_estimate: u64,
-    acg: Option<AcgRecord>,
+    state: StrategyState,
+    pending: RequestKind,
+    requests: Vec<RequestLog>,
     finished: Option<Step>,
 }
 
@@ -159,7 +205,7 @@ impl AgentSession {
     /// Starts a sample: the first step is normally `Send` of `[system, user(prompt)]`.
     pub fn start(input: &AgentInput, config: &AgentConfig) -> (AgentSession, Step) {
         let messages = vec![Message::new(Role::System, config.system_prompt.clone()), Message::new(Role::User, input.spec.prompt.clone())];
-        let acg = matches!(config.strategy, Strategy::Acg { .. }).then(|| AcgRecord::new(&input.spec.expected));
+        let state = StrategyState::new(&config.strategy, &input.spec);
         let mut session = AgentSession {
             input: input.clone(),
             config: config.clone(),
@@ -178,7 +224,9 @@ impl AgentSession {
             latencies: Vec::new(),
             token_ratio: None,
             last_estimate: 0,
-            acg,
+            state,
+            pending: RequestKind::Turn,
+            requests: Vec::new(),
             finished: None,
         };
         let step = session.request_or_stop();
@@ -213,15 +261,26 @@ impl AgentSession {
         &self.answers
     }
 
-    /// Builds the request of the current turn, or stops when it would not fit the context window.
+    /// The strategy's record so far.
+    pub fn strategy_state(&self) -> &StrategyState {
+        &self.state
+    }
+
+    fn estimator(&self) -> TokenEstimator {
+        TokenEstimator { ratio: self.token_ratio }
+    }
+
+    /// Builds the next request (the strategy's plan: a turn, or an auxiliary call first), or stops when it would
+    /// not fit the context window.
     fn request_or_stop(&mut self) -> Step {
-        let messages = context::build_messages(&self.config.strategy, &self.messages, self.acg.as_ref(), &self.answers, &self.input.spec.expected);
-        let max_tokens = if self.repair_next { self.config.repair_max_tokens } else { self.config.max_tokens };
-        let raw_estimate = context::estimate_request_tokens(&messages);
-        let estimate = match self.token_ratio {
-            Some(ratio) => (raw_estimate as f64 * ratio).ceil() as u64,
-            None => raw_estimate,
+        let estimator = self.estimator();
+        let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator };
+        let (messages, max_tokens, kind) = match self.state.plan(&self.config.strategy, &input) {
+            Plan::Send(messages) => (messages, if self.repair_next { self.config.repair_max_tokens } else { self.config.max_tokens }, RequestKind::Turn),
+            Plan::Auxiliary(call) => (call.messages, call.max_tokens, call.kind),
         };
+        let raw_estimate = estimate_request_tokens(&messages);
+        let estimate = estimator.scale(raw_estimate);
         if let Some(limit) = self.config.max_model_len {
             if estimate + max_tokens as u64 > limit {
                 self.turn_outputs.push(String::new());
@@ -230,14 +289,41 @@ impl AgentSession {
             }
         }
         self.last_estimate = raw_estimate;
-        Step::Send(ChatRequest {
+        self.pending = kind;
+        self.requests.push(RequestLog {
+            turn: self.turn,
+            kind,
+            messages: messages.len(),
+            estimated_prompt_tokens: estimate,
+            reported_prompt_tokens: None,
+            completion_tokens: None,
+            latency_ms: None,
+        });
+        let request = ChatRequest {
             messages,
             max_tokens,
             temperature: self.config.temperature,
             top_p: self.config.top_p,
-            repair: self.repair_next,
+            repair: self.repair_next && kind == RequestKind::Turn,
             turn: self.turn,
-        })
+            kind,
+        };
+        if kind.is_auxiliary() {
+            Step::Auxiliary(request)
+        } else {
+            Step::Send(request)
+        }
+    }
+
+    /// An auxiliary call's reply: counted apart, handed to the strategy, then the turn's request is built.
+    fn on_auxiliary_reply(&mut self, reply: ChatReply) -> Step {
+        self.usage.auxiliary_calls += 1;
+        self.usage.auxiliary_prompt_tokens += reply.usage.prompt_tokens.unwrap_or(0);
+        self.usage.auxiliary_completion_tokens += reply.usage.completion_tokens.unwrap_or_else(|| estimate_tokens(&reply.content));
+        let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator: self.estimator() };
+        self.state.on_auxiliary_reply(&self.config.strategy, &input, &reply.content);
+        self.pending = RequestKind::Turn;
+        self.request_or_stop()
     }
 
     /// A call failed for good: the sample ends as `api_error` with what was collected so far.
@@ -255,11 +341,21 @@ impl AgentSession {
             return step;
         }
         let turn = self.turn;
-        self.latencies.push(reply.latency_ms);
+        if let Some(log) = self.requests.last_mut() {
+            log.reported_prompt_tokens = reply.usage.prompt_tokens;
+            log.completion_tokens = reply.usage.completion_tokens;
+            log.latency_ms = reply.latency_ms;
+        }
         if let Some(prompt_tokens) = reply.usage.prompt_tokens {
             if self.last_estimate > 0 && prompt_tokens > 0 {
                 self.token_ratio = Some(prompt_tokens as f64 / self.last_estimate as f64);
             }
+        }
+        if self.pending.is_auxiliary() {
+            return self.on_auxiliary_reply(reply);
+        }
+        self.latencies.push(reply.latency_ms);
+        if let Some(prompt_tokens) = reply.usage.prompt_tokens {
             self.usage.prompt_tokens += prompt_tokens;
         }
 
@@ -305,9 +401,9 @@ impl AgentSession {
         }
         let updated = self.answers.collect(&text, turn, &self.input.spec.expected);
         self.turn_outputs.push(text.clone());
-        if let Some(acg) = &mut self.acg {
-            acg.record_turn(turn, &reply.content, &reply.reasoning, &updated, &self.answers);
-        }
+        // Every path below pushes the assistant message next, at this index.
+        let assistant_index = self.messages.len();
+        self.state.observe_turn(&TurnEvent { turn, message_index: assistant_index, content: &reply.content, updated: &updated, answers: &self.answers });
 
         let mut assistant = Message::new(Role::Assistant, reply.content.clone());
         if !reply.reasoning.is_empty() {
@@ -371,14 +467,23 @@ impl AgentSession {
         self.messages.push(assistant);
         for (call, (name, arguments)) in calls.iter().zip(&raw_calls) {
             self.tool_calls += 1;
-            let result = toolcalls::execute(name, arguments);
+            let outcome = toolcalls::run_call(name, arguments, &self.input.spec.expected);
             if name == toolcalls::CALCULATOR {
                 self.calculator_seen = true;
             }
-            if let Some(acg) = &mut self.acg {
-                acg.record_call(turn, &call.arguments, &result, &reply.content, &self.answers);
-            }
-            let mut message = Message::new(Role::Tool, result);
+            self.state.observe_call(&CallEvent {
+                turn,
+                assistant_index,
+                result_index: self.messages.len(),
+                name,
+                arguments: &call.arguments,
+                result: &outcome.result,
+                anchors: &outcome.anchors,
+                rejected: &outcome.rejected,
+                content: &reply.content,
+                answers: &self.answers,
+            });
+            let mut message = Message::new(Role::Tool, outcome.result);
             message.tool_call_id = Some(call.id.clone());
             message.name = Some(name.clone());
             self.messages.push(message);
@@ -390,6 +495,7 @@ impl AgentSession {
     fn repair(&mut self, assistant: Message, message: String, purpose: &str) -> Step {
         let turn = self.turn;
         self.messages.push(assistant);
+        self.state.observe_repair(turn, self.messages.len(), &message);
         self.messages.push(Message::new(Role::User, message).with_purpose(purpose));
         self.repair_next = true;
         self.advance(turn)
@@ -419,7 +525,9 @@ impl AgentSession {
             repairs: self.repairs,
             usage: self.usage,
             latencies_ms: self.latencies.clone(),
-            acg: self.acg.clone(),
+            strategy: self.config.strategy.clone(),
+            strategy_state: self.state.clone(),
+            requests: self.requests.clone(),
         }));
         self.finished = Some(step.clone());
         step

@@ -171,6 +171,59 @@ pub fn execute(name: &str, arguments: &Value) -> String {
     "Error: could not read the arguments; pass `expressions`, a list of arithmetic expressions as strings".to_string()
 }
 
+/// What running one call gave: the tool message's content and the call's origin declarations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallOutcome {
+    /// The tool message's content.
+    pub result: String,
+    /// Declared requirement ids that name an expected output.
+    pub anchors: Vec<String>,
+    /// Declared requirement ids that do not (rejected: the call stays unassigned to them).
+    pub rejected: Vec<String>,
+}
+
+/// The requirement ids a call declares in its optional `requirements` argument (a list of names, one name, or a
+/// JSON list in a string), in order, without duplicates.
+pub fn declared_requirements(arguments: &Value) -> Vec<String> {
+    let normal = normalise_arguments(arguments);
+    let items: Vec<Value> = match normal.get("requirements") {
+        Some(Value::Array(items)) => items.clone(),
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Array(items)) => items,
+            _ => text.split(',').map(|s| Value::String(s.trim().to_string())).collect(),
+        },
+        _ => Vec::new(),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let name = scalar_text(&item).trim().to_string();
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Runs one call and resolves its declared requirement ids against the expected outputs. Ids that do not
+/// resolve are reported back in the result (`rejected_requirements`) and anchor nothing.
+pub fn run_call(name: &str, arguments: &Value, expected: &[String]) -> CallOutcome {
+    let mut result = execute(name, arguments);
+    if name != CALCULATOR {
+        return CallOutcome { result, anchors: Vec::new(), rejected: Vec::new() };
+    }
+    let (anchors, rejected): (Vec<String>, Vec<String>) = declared_requirements(arguments).into_iter().partition(|id| expected.contains(id));
+    if !rejected.is_empty() {
+        result = match serde_json::from_str::<Value>(&result) {
+            Ok(Value::Object(mut map)) => {
+                map.insert("rejected_requirements".into(), json!(rejected));
+                Value::Object(map).to_string()
+            }
+            _ => format!("{result}\n(rejected requirement ids, not requested results: {})", rejected.join(", ")),
+        };
+    }
+    CallOutcome { result, anchors, rejected }
+}
+
 /// True when the text seems to attempt a tool call (markup or JSON call fragments), ignoring case and spaces.
 pub fn looks_like_tool_call(text: &str) -> bool {
     let squashed: String = text.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect();
@@ -233,6 +286,21 @@ mod tests {
         assert_eq!(execute("search", &json!({})), "Error: there is no tool named `search`; the only tool is `calculator`");
         assert_eq!(execute("calculator", &json!({"expressions": [1, "2"]})), r#"{"results":["Error: each expression must be a string, got 1","2"]}"#);
         assert!(execute("calculator", &json!("{\"expressions\": [\"1+")).starts_with("Error: unsupported syntax"));
+    }
+
+    #[test]
+    fn declared_requirements_resolve_against_the_expected_outputs_or_are_rejected() {
+        let expected = vec!["task_1_out".to_string(), "task_2_out".to_string()];
+        let ok = run_call("calculator", &json!({"expressions": ["1+1"], "requirements": ["task_2_out", "task_2_out"]}), &expected);
+        assert_eq!((ok.result.as_str(), ok.anchors.clone(), ok.rejected.len()), (r#"{"results":["2"]}"#, vec!["task_2_out".to_string()], 0));
+        let bad = run_call("calculator", &json!({"expressions": ["1+1"], "requirements": "[\"task_9_out\", \"task_1_out\"]"}), &expected);
+        assert_eq!(bad.anchors, vec!["task_1_out".to_string()]);
+        assert_eq!(bad.rejected, vec!["task_9_out".to_string()]);
+        assert_eq!(bad.result, r#"{"results":["2"],"rejected_requirements":["task_9_out"]}"#);
+        let legacy = run_call("calculator", &json!({"expression": "3*3", "requirements": "task_5_out"}), &expected);
+        assert!(legacy.result.starts_with("9\n(rejected requirement ids"), "{}", legacy.result);
+        let plain = run_call("calculator", &json!(["2*2"]), &expected);
+        assert_eq!((plain.result.as_str(), plain.anchors.len()), (r#"{"results":["4"]}"#, 0), "the reference's argument shapes still work");
     }
 
     #[test]

@@ -5,10 +5,12 @@
 //! per-stage ground truths where the reference has none (forgetting). Reference files load unchanged.
 
 mod inspect;
+mod jsonl;
 mod pretty;
 pub mod shape;
 
 pub use inspect::{inspect, FileKind, Inspection};
+pub use jsonl::{to_jsonl, to_jsonl_with, write_jsonl};
 pub use pretty::to_pretty_string;
 
 use serde_json::{json, Map, Value as Json};
@@ -282,7 +284,7 @@ fn sample_json(config: &GenerateConfig, sample: &Sample) -> Json {
 
 /// The `images` entries of a sample (none without pictures): attachment index, task number, the PNG (a data
 /// URL or a file name), the stage's ground truth and the picture's metadata, so the truth can be re-checked.
-fn images_json(config: &GenerateConfig, sample: &Sample, storage: &ImageStorage) -> Vec<Json> {
+pub(crate) fn images_json(config: &GenerateConfig, sample: &Sample, storage: &ImageStorage) -> Vec<Json> {
     sample
         .pictures()
         .into_iter()
@@ -332,60 +334,6 @@ pub fn image_files(config: &GenerateConfig, samples: &[Sample]) -> Result<Vec<(S
         }
     }
     Ok(out)
-}
-
-/// One instance per line: `{"id", "prompt", "answer", "metadata"}`, pictures inline.
-pub fn to_jsonl(config: &GenerateConfig, samples: &[Sample]) -> String {
-    to_jsonl_with(config, samples, &ImageStorage::Inline)
-}
-
-/// One instance per line. A sample with pictures has OpenAI-style content parts as its prompt (the text, then
-/// for each picture a short text label and an `image_url` part) and the pictures' metadata under
-/// `metadata.images`; a sample without pictures is written exactly as before.
-pub fn to_jsonl_with(config: &GenerateConfig, samples: &[Sample], images: &ImageStorage) -> String {
-    let mut out = String::new();
-    for sample in samples {
-        let mut line = json!({
-            "id": sample_id(config, sample),
-            "prompt": sample.prompt.text(),
-            "answer": sample.ground_truth.to_json(),
-            "metadata": {
-                "topology": config.topology.name(),
-                "mode": mode(config),
-                "family": sample.target.family.as_str(),
-                "task_key": sample.target.key,
-                "task_id": sample.target.task_id,
-                "task_name": sample.target.name,
-                "sample_idx": sample.sample_idx,
-                "seed": config.seed,
-                "target_output_name": sample.target_output_name,
-                "stage_ground_truths": sample.stages.iter().map(|s| (s.output_name(), s.ground_truth.to_json())).collect::<Map<_, _>>(),
-            }
-        });
-        let entries = images_json(config, sample, images);
-        if !entries.is_empty() {
-            let mut parts = vec![json!({"type": "text", "text": sample.prompt.text()})];
-            for entry in &entries {
-                let url = entry.get("data_url").or_else(|| entry.get("file")).cloned().unwrap_or(Json::Null);
-                parts.push(json!({"type": "text", "text": format!("Image {} (Task {}):", entry["image_index"], entry["task_number"])}));
-                parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
-            }
-            line["prompt"] = Json::Array(parts);
-            let meta: Vec<Json> = entries
-                .into_iter()
-                .map(|mut e| {
-                    if let Json::Object(map) = &mut e {
-                        map.remove("data_url");
-                    }
-                    e
-                })
-                .collect();
-            line["metadata"]["images"] = Json::Array(meta);
-        }
-        out.push_str(&line.to_string());
-        out.push('\n');
-    }
-    out
 }
 
 /// A stable id: `<topology>/<task key>/<sample index>`.

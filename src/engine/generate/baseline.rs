@@ -86,7 +86,7 @@ fn standalone(task: &dyn Task, number: usize, rng: &mut InstanceRng) -> Result<(
                 block.append(&body);
                 return Ok((stage, block));
             }
-            Err(problem) => last = problem,
+            Err(problem) => last = problem.to_string(),
         }
     }
     Err(last)

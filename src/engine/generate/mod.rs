@@ -3,12 +3,15 @@
 //!
 //! A run is a pure function of its `GenerateConfig` and the registry: every sample draws from an RNG derived
 //! from (seed, target index, sample index, attempt), so one sample can be regenerated alone (`generate_sample`)
-//! and native and wasm builds give byte-identical files. Degenerate outputs are resampled a bounded number of times.
+//! and native and wasm builds give byte-identical files. Degenerate outputs are resampled a bounded number of times:
+//! chains and multichains redraw the failing stage and back up stage by stage (`search`), the other topologies
+//! resample the whole attempt.
 
 mod baseline;
 mod chain;
 mod custom;
 mod multichain;
+mod search;
 mod structure;
 mod text;
 
@@ -26,6 +29,7 @@ use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::image::Picture;
 use crate::engine::tasks::{Family, StaticInput, Task, TaskContext, TaskInfo, TaskInstance};
 use crate::engine::value::{Kind, Number, Value};
+use search::{Budget, Mode};
 
 /// The shape of the generated prompts.
 #[derive(Clone, Debug)]
@@ -63,7 +67,8 @@ pub struct GenerateConfig {
     pub families: Vec<Family>,
     pub samples_per_target: u32,
     pub seed: u64,
-    /// Attempts per sample before giving up on it (each attempt resamples everything).
+    /// Whole attempts per sample (each resamples everything); chains and multichains then get as many repair
+    /// searches, within a try budget (`search`).
     pub max_attempts: u32,
     /// Restricts targets to these task keys (empty: all eligible tasks).
     pub only_targets: Vec<String>,
@@ -74,9 +79,25 @@ impl GenerateConfig {
     pub fn new(topology: Topology, families: Vec<Family>) -> GenerateConfig {
         GenerateConfig { topology, families, samples_per_target: 16, seed: 0, max_attempts: 100, only_targets: Vec::new() }
     }
+
+    /// True when some stage of a sample may be an image task, so samples may carry pictures.
+    pub fn may_draw_pictures(&self) -> bool {
+        let image = |f: &Family| *f == Family::Image;
+        self.families.iter().any(image)
+            || match &self.topology {
+                Topology::Multichain(structure) => structure.items.iter().any(|item| match item {
+                    StructureItem::Flat(f) => image(f),
+                    StructureItem::Branch(fs) => fs.iter().any(image),
+                }),
+                Topology::Custom(graph) => graph.graph().nodes().iter().any(|n| matches!(&n.kind, crate::engine::graph::NodeKind::Task(t) if t.family() == Some(Family::Image))),
+                _ => false,
+            }
+    }
 }
 
-/// The largest chain or prompt we generate.
+/// The most stages a chain or multichain may have. A chain sample is held whole while it is made (its prompt,
+/// its blocks and a record per stage: about 8 KB per stage measured at 10,000 stages), so this bounds one sample
+/// near 1.6 GB and 10 seconds; bigger workloads are custom graphs, whose samples are streamed.
 pub const MAX_STAGES: usize = 200_000;
 
 /// Why generation could not run or a sample could not be made.
@@ -88,8 +109,14 @@ pub enum GenerateError {
     TargetOutOfRange { index: usize, count: usize },
     #[error("{task}: no acceptable sample {sample_idx} after {attempts} attempts (last problem: {last})")]
     Exhausted { task: String, sample_idx: u32, attempts: u32, last: String },
+    /// A chain or multichain stage kept failing in every whole attempt and repair search.
+    #[error("{task}: no acceptable sample {sample_idx} after {attempts} attempts and {tries} repair tries: stage {stage} ({stage_task}) kept failing: {reason}")]
+    StageFailed { task: String, sample_idx: u32, stage: usize, stage_task: String, reason: String, tries: usize, attempts: u32 },
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// A streamed sample could not be written.
+    #[error("could not write the output: {0}")]
+    Write(String),
 }
 
 /// One task stage of a sample, in prompt order.
@@ -195,6 +222,59 @@ impl Sample {
     }
 }
 
+/// What writers need of a sample, whether it is held whole (`Sample`) or, for custom graphs streamed by
+/// `generate_each`, compiled with its prompt written on demand.
+pub trait SampleView {
+    fn target(&self) -> &TaskInfo;
+    fn sample_idx(&self) -> u32;
+    fn ground_truth(&self) -> &Value;
+    fn target_output_name(&self) -> String;
+    /// Writes the prompt text, piece by piece, in order.
+    fn write_prompt(&self, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+    /// Calls `each(output name, ground truth)` for every stage, in prompt order.
+    fn for_each_stage_output(&self, each: &mut dyn FnMut(&str, &Value) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+}
+
+impl SampleView for Sample {
+    fn target(&self) -> &TaskInfo {
+        &self.target
+    }
+
+    fn sample_idx(&self) -> u32 {
+        self.sample_idx
+    }
+
+    fn ground_truth(&self) -> &Value {
+        &self.ground_truth
+    }
+
+    fn target_output_name(&self) -> String {
+        self.target_output_name.clone()
+    }
+
+    /// In pieces of at most 64 KiB, so that a writer escaping them never needs a copy of a long prompt.
+    fn write_prompt(&self, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        let mut rest = self.prompt.text();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(1 << 16);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (piece, tail) = rest.split_at(cut);
+            out(piece)?;
+            rest = tail;
+        }
+        Ok(())
+    }
+
+    fn for_each_stage_output(&self, each: &mut dyn FnMut(&str, &Value) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        for stage in &self.stages {
+            each(&stage.output_name(), &stage.ground_truth)?;
+        }
+        Ok(())
+    }
+}
+
 /// The targets of a run, in order.
 pub fn targets(config: &GenerateConfig, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let mut out: Vec<Rc<dyn Task>> = match &config.topology {
@@ -230,6 +310,27 @@ pub fn generate(config: &GenerateConfig, registry: &Registry, progress: &mut dyn
     Ok(samples)
 }
 
+/// Generates every sample of a run and hands each to `each` as soon as it is made, so a run never holds more
+/// than one sample. Custom-graph samples are handed over compiled (their prompt is written on demand, see
+/// `SampleView::write_prompt`), so even a million-node sample stays small. Returns the number of samples.
+pub fn generate_each(config: &GenerateConfig, registry: &Registry, progress: &mut dyn FnMut(usize, usize), each: &mut dyn FnMut(&dyn SampleView) -> Result<(), GenerateError>) -> Result<usize, GenerateError> {
+    check_config(config)?;
+    let targets = targets(config, registry)?;
+    let total = targets.len() * config.samples_per_target as usize;
+    let mut done = 0;
+    for (target_index, target) in targets.iter().enumerate() {
+        for sample_idx in 0..config.samples_per_target {
+            match &config.topology {
+                Topology::Custom(graph) => each(&compile_for(config, graph, registry, target_index, target, sample_idx)?)?,
+                _ => each(&generate_for(config, registry, target_index, target, sample_idx)?)?,
+            }
+            done += 1;
+            progress(done, total);
+        }
+    }
+    Ok(done)
+}
+
 /// Regenerates one sample alone; identical to the same sample of a full run.
 pub fn generate_sample(config: &GenerateConfig, registry: &Registry, target_index: usize, sample_idx: u32) -> Result<Sample, GenerateError> {
     check_config(config)?;
@@ -252,6 +353,9 @@ fn check_config(config: &GenerateConfig) -> Result<(), GenerateError> {
         Topology::Chain { length } if *length == 0 || *length > MAX_STAGES => {
             Err(GenerateError::Config(format!("chain length must be between 1 and {MAX_STAGES}, got {length}")))
         }
+        Topology::Multichain(structure) if structure.task_count() > MAX_STAGES => {
+            Err(GenerateError::Config(format!("a multichain may have at most {MAX_STAGES} tasks, got {}", structure.task_count())))
+        }
         Topology::Forgetting { distractors } if *distractors > 1000 => {
             Err(GenerateError::Config(format!("at most 1000 distractors are supported, got {distractors}")))
         }
@@ -260,22 +364,71 @@ fn check_config(config: &GenerateConfig) -> Result<(), GenerateError> {
 }
 
 fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usize, target: &Rc<dyn Task>, sample_idx: u32) -> Result<Sample, GenerateError> {
+    let stage_count = match &config.topology {
+        Topology::Chain { length } => *length,
+        Topology::Multichain(structure) => structure.task_count(),
+        _ => 0,
+    };
+    let mut budget = Budget::new(search::try_budget(stage_count));
     let mut last = String::from("no attempt made");
-    for attempt in 0..config.max_attempts {
-        let mut rng = InstanceRng::for_instance(config.seed, &[target_index as u64, sample_idx as u64, attempt as u64]);
+    // Whole attempts, as the reference makes them; then, for chains and multichains whose attempts all failed
+    // (long ones), repair searches numbered after them, each with a share of the sample's try budget.
+    let repairs = if stage_count > 0 { config.max_attempts } else { 0 };
+    let mut attempts = 0;
+    for attempt in 0..config.max_attempts.saturating_add(repairs) {
+        let mode = if attempt < config.max_attempts { Mode::Single } else { Mode::Repair };
+        if mode == Mode::Repair {
+            if budget.spent() {
+                break;
+            }
+            budget.start_attempt(search::attempt_budget(stage_count));
+        }
+        attempts = attempt + 1;
+        let coordinates = [target_index as u64, sample_idx as u64, u64::from(attempt)];
+        let mut rng = InstanceRng::for_instance(config.seed, &coordinates);
+        let derive = |stage: usize, serial: u64| InstanceRng::for_instance(config.seed, &[coordinates[0], coordinates[1], coordinates[2], stage as u64, serial]);
         let made = match &config.topology {
-            Topology::Baseline => baseline::baseline(target, &mut rng),
-            Topology::Forgetting { distractors } => baseline::forgetting(config, registry, target, *distractors, &mut rng),
-            Topology::Chain { length } => chain::chain(config, registry, target, *length, &mut rng),
-            Topology::Multichain(structure) => multichain::multichain(structure, registry, target, &mut rng),
-            Topology::Custom(graph) => custom::custom(graph, registry, &config.families, target, &mut rng),
+            Topology::Baseline => baseline::baseline(target, &mut rng).map(Some),
+            Topology::Forgetting { distractors } => baseline::forgetting(config, registry, target, *distractors, &mut rng).map(Some),
+            Topology::Chain { length } => Ok(chain::chain(config, registry, target, *length, mode, &mut rng, &derive, &mut budget)),
+            Topology::Multichain(structure) => multichain::multichain(structure, registry, target, mode, &mut rng, &derive, &mut budget),
+            Topology::Custom(graph) => custom::custom(graph, registry, &config.families, target, &mut rng).map(Some),
         };
         match made {
-            Ok(mut sample) => {
+            Ok(Some(mut sample)) => {
                 sample.target_index = target_index;
                 sample.sample_idx = sample_idx;
                 image_note(&mut sample);
                 return Ok(sample);
+            }
+            Ok(None) => {}
+            Err(problem) => last = problem,
+        }
+    }
+    match budget.stuck {
+        Some(stuck) => Err(GenerateError::StageFailed {
+            task: target.info().key.clone(),
+            sample_idx,
+            stage: stuck.stage + 1,
+            stage_task: stuck.task,
+            reason: stuck.reason,
+            tries: budget.used,
+            attempts,
+        }),
+        None => Err(GenerateError::Exhausted { task: target.info().key.clone(), sample_idx, attempts, last }),
+    }
+}
+
+/// A custom-graph sample compiled without its task blocks (`generate_for` makes the same sample in full).
+fn compile_for<'g>(config: &GenerateConfig, graph: &'g ValidGraph, registry: &Registry, target_index: usize, target: &Rc<dyn Task>, sample_idx: u32) -> Result<custom::Compiled<'g>, GenerateError> {
+    let mut last = String::from("no attempt made");
+    for attempt in 0..config.max_attempts {
+        let mut rng = InstanceRng::for_instance(config.seed, &[target_index as u64, sample_idx as u64, u64::from(attempt)]);
+        match custom::compile(graph, registry, &config.families, target, &mut rng, false) {
+            Ok(mut compiled) => {
+                compiled.target_index = target_index;
+                compiled.sample_idx = sample_idx;
+                return Ok(compiled);
             }
             Err(problem) => last = problem,
         }
@@ -313,19 +466,38 @@ fn stage_filter(family: Family) -> Filter {
     }
 }
 
-/// Instantiates one stage and applies `filter`; returns the stage record and its prompt block. A problem is
-/// returned as text for the attempt log.
-fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), String> {
+/// Why a stage could not be made: the task tried and what went wrong.
+#[derive(Clone, Debug, PartialEq)]
+struct StageProblem {
+    task: String,
+    reason: String,
+}
+
+impl std::fmt::Display for StageProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.task, self.reason)
+    }
+}
+
+/// Instantiates one stage and applies `filter` and the required output kind.
+fn instantiate(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<TaskInstance, StageProblem> {
+    let problem = |reason: String| StageProblem { task: task.info().key.clone(), reason };
     let ctx = TaskContext { number, input_name, input, output_kind };
-    let instance = task.instantiate(&ctx, rng).map_err(|e| format!("{}: {e}", task.info().key))?;
+    let instance = task.instantiate(&ctx, rng).map_err(|e| problem(e.to_string()))?;
     if !filter.accepts(&instance.output, input) {
-        return Err(format!("{}: degenerate output {}", task.info().key, short_repr(&instance.output)));
+        return Err(problem(format!("degenerate output {}", short_repr(&instance.output))));
     }
     if let Some(kind) = output_kind {
         if instance.output.kind() != kind {
-            return Err(format!("{}: produced a {} where a {kind} was needed", task.info().key, instance.output.kind()));
+            return Err(problem(format!("produced a {} where a {kind} was needed", instance.output.kind())));
         }
     }
+    Ok(instance)
+}
+
+/// Instantiates one stage and applies `filter`; returns the stage record and its prompt block.
+fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), StageProblem> {
+    let instance = instantiate(task, number, input_name, input, output_kind, filter, rng)?;
     let stage = Stage {
         number,
         info: task.info().clone(),

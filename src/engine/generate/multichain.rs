@@ -1,17 +1,19 @@
 //! Multichain samples: flat segments and branch blocks. The last task before a block outputs a list whose first
 //! B elements feed B scalar branches; the branch results are recombined into a 10-element list for the next
-//! segment. Tasks are drawn per position (kind-matched, distinct), the target fixed at the end.
+//! segment. Tasks are drawn per position (kind-matched, distinct while the family lasts), the target fixed at the
+//! end; a position whose candidates all fail sends the shared backtracking search back to the position feeding it.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::search::{search, Budget, Mode, Round, Stages};
 use super::structure::{Structure, StructureItem};
-use super::text::{conditions, expansion_paragraph, graph_preamble, recombination_paragraph, recombine, static_lines};
+use super::text::{conditions, expansion_paragraph, graph_preamble, join_owned, recombination_paragraph, recombine, static_lines};
 use super::{random_input, run_stage, stage_filter, Branch, BranchBlock, Sample, SampleShape, Stage};
-use crate::engine::prompt::{join_blocks, Prompt};
+use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
-use crate::engine::tasks::{Family, Task, TaskInfo};
+use crate::engine::tasks::{Family, Task, TaskInfo, TaskInstance};
 use crate::engine::value::{Kind, Number, Value};
 
 /// Where a position sits in the structure.
@@ -83,119 +85,241 @@ pub fn can_be_target(structure: &Structure, target: &TaskInfo, registry: &Regist
     }
 }
 
-/// One multichain sample.
-pub fn multichain(structure: &Structure, registry: &Registry, target: &Rc<dyn Task>, rng: &mut InstanceRng) -> Result<Sample, String> {
-    let places = positions(structure);
-    let n = places.len();
-    let mut used: HashSet<String> = HashSet::from([target.info().key.clone()]);
-    let mut stages: Vec<Stage> = Vec::with_capacity(n);
-    let mut parts: Vec<Prompt> = Vec::new();
-    let mut blocks: Vec<BranchBlock> = Vec::new();
-    let mut chain_input: Option<Value> = None;
-    let mut flat_value: Option<Value> = None; // The value flowing along flat segments.
-    let mut expansion: Option<(usize, Vec<Number>)> = None; // (task number, list) of the open block.
-    let mut branch_value: Option<Value> = None;
-    let mut branch_results: Vec<Number> = Vec::new();
-    let mut branch_records: Vec<Branch> = Vec::new();
+/// Where a position's input comes from.
+#[derive(Clone, Debug, PartialEq)]
+enum Source {
+    /// The first task: a fresh random input.
+    Root,
+    /// The previous position's output.
+    Previous(usize),
+    /// Element `index` of an expansion position's list (a branch input).
+    Element { from: usize, index: usize },
+    /// The recombined results of a block's branches (their last positions).
+    Recombined(Vec<usize>),
+}
 
-    for (p, &(family, place)) in places.iter().enumerate() {
-        let number = p + 1;
-        let is_target = p + 1 == n;
-        // The incoming value and its name.
-        let (input_name, incoming): (String, Option<Value>) = match place {
-            Place::Flat { first_after_block: true, .. } => {
-                let block = blocks.last().ok_or("a post-block segment without a block")?;
-                (block.next_input_name.clone(), Some(Value::List(block.recombined.clone())))
+/// The source of every position, in numbering order.
+fn sources(places: &[(Family, Place)]) -> Vec<Source> {
+    let mut out = Vec::with_capacity(places.len());
+    let mut expansion = 0;
+    let mut lasts: Vec<usize> = Vec::new();
+    for (p, (_, place)) in places.iter().enumerate() {
+        out.push(match *place {
+            Place::Flat { .. } if p == 0 => Source::Root,
+            Place::Flat { first_after_block: true, .. } => Source::Recombined(std::mem::take(&mut lasts)),
+            Place::Flat { .. } => Source::Previous(p - 1),
+            Place::Branch { branch, first: true, .. } => Source::Element { from: expansion, index: branch },
+            Place::Branch { .. } => Source::Previous(p - 1),
+        });
+        match *place {
+            Place::Flat { last_before_block: true, .. } => {
+                expansion = p;
+                lasts.clear();
             }
-            Place::Flat { .. } if p == 0 => ("task_1_input".into(), None),
-            Place::Flat { .. } => (format!("task_{}_out", number - 1), flat_value.clone()),
-            Place::Branch { branch, first: true, .. } => {
-                let (_, list) = expansion.as_ref().ok_or("a branch without an expansion")?;
-                let x = *list.get(branch).ok_or_else(|| format!("the expansion list has {} elements, too few for branch {branch}", list.len()))?;
+            Place::Branch { last: true, .. } => lasts.push(p),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// One multichain sample, or `None` when this attempt failed (the reason is in `budget.stuck`).
+pub fn multichain(structure: &Structure, registry: &Registry, target: &Rc<dyn Task>, mode: Mode, rng: &mut InstanceRng, derive: &dyn Fn(usize, u64) -> InstanceRng, budget: &mut Budget) -> Result<Option<Sample>, String> {
+    let places = positions(structure);
+    let mut stages = MultichainStages {
+        sources: sources(&places),
+        branch_counts: (0..places.len()).map(|_| 0).collect(),
+        places,
+        registry,
+        target: target.clone(),
+        counts: HashMap::from([(target.info().key.clone(), 1)]),
+        repeats: mode == Mode::Repair,
+    };
+    let mut block = 0;
+    for p in 0..stages.places.len() {
+        if let Place::Flat { last_before_block: true, .. } = stages.places[p].1 {
+            stages.branch_counts[p] = branch_count(structure, block);
+            block += 1;
+        }
+    }
+    let Some(made) = search(&mut stages, mode, rng, derive, budget) else { return Ok(None) };
+    assemble(&stages.places, target, made).map(Some)
+}
+
+/// The positions as the search sees them, with how often each task is used so far (the target from the start).
+struct MultichainStages<'a> {
+    places: Vec<(Family, Place)>,
+    sources: Vec<Source>,
+    /// For an expansion position: how many branches its list feeds.
+    branch_counts: Vec<usize>,
+    registry: &'a Registry,
+    target: Rc<dyn Task>,
+    counts: HashMap<String, usize>,
+    /// Repair searches may repeat a task once every fitting one is used (long structures outgrow a family).
+    repeats: bool,
+}
+
+impl MultichainStages<'_> {
+    /// The input name and value of position `p` (`None` for the first task: drawn per candidate).
+    fn input(&self, p: usize, made: &[Option<(Stage, TaskInstance)>]) -> Result<(String, Option<Value>), String> {
+        let number = p + 1;
+        let output = |q: usize| made[q].as_ref().map(|(s, _)| &s.ground_truth).ok_or("an earlier position was not made");
+        Ok(match &self.sources[p] {
+            Source::Root => ("task_1_input".into(), None),
+            Source::Previous(q) => (format!("task_{}_out", q + 1), Some(output(*q)?.clone())),
+            Source::Element { from, index } => {
+                let Value::List(items) = output(*from)? else { return Err("the expansion output is not a list".into()) };
+                let x = *items.get(*index).ok_or_else(|| format!("the expansion list has {} elements, too few for branch {index}", items.len()))?;
                 (format!("task_{number}_input"), Some(Value::Scalar(x)))
             }
-            Place::Branch { .. } => (format!("task_{}_out", number - 1), branch_value.clone()),
-        };
-        // Output constraint.
-        let next_target_kinds: Option<&[Kind]> = if p + 2 == n { Some(&target.info().input_kinds) } else { None };
-        let required_out: Option<Kind> = match place {
+            Source::Recombined(lasts) => {
+                let mut parts = Vec::with_capacity(lasts.len());
+                for &q in lasts {
+                    let Value::Scalar(x) = output(q)? else { return Err("a branch output must be a scalar".into()) };
+                    parts.push(*x);
+                }
+                (format!("task_{number}_input"), Some(Value::List(recombine(&parts))))
+            }
+        })
+    }
+
+    fn required_output(&self, p: usize) -> Option<Kind> {
+        match self.places[p].1 {
             Place::Flat { last_before_block: true, .. } => Some(Kind::List),
             Place::Branch { last: true, .. } => Some(Kind::Scalar),
             _ => None,
+        }
+    }
+}
+
+impl Stages for MultichainStages<'_> {
+    type Candidate = Rc<dyn Task>;
+    type Made = (Stage, TaskInstance);
+
+    fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// The family's tasks that take the incoming kind and give the required one, not yet used (in a repair search:
+    /// any, once every fitting task is used), in random order; the target alone at the end. A position whose list
+    /// ran out is not redrawn: the search backs up to the position that feeds it.
+    fn candidates(&mut self, p: usize, made: &[Option<Self::Made>], round: Round, rng: &mut InstanceRng) -> Vec<Rc<dyn Task>> {
+        let n = self.places.len();
+        if p + 1 == n {
+            return if round == Round::Again { Vec::new() } else { vec![self.target.clone()] };
+        }
+        if round == Round::Again {
+            return Vec::new();
+        }
+        let incoming = match self.input(p, made) {
+            Ok((_, value)) => value.map(|v| v.kind()),
+            Err(_) => return Vec::new(),
         };
-        let candidates: Vec<Rc<dyn Task>> = if is_target {
-            vec![target.clone()]
-        } else {
-            let mut c: Vec<Rc<dyn Task>> = registry
-                .matching(family, incoming.as_ref().map(Value::kind), required_out)
-                .into_iter()
-                .filter(|t| !used.contains(&t.info().key))
-                .filter(|t| next_target_kinds.is_none_or(|ks| ks.contains(&t.info().output_kind)))
-                .collect();
-            rng.shuffle(&mut c);
-            c
+        let next_target_kinds: Option<&[Kind]> = if p + 2 == n { Some(&self.target.info().input_kinds) } else { None };
+        let fitting: Vec<Rc<dyn Task>> = self
+            .registry
+            .matching(self.places[p].0, incoming, self.required_output(p))
+            .into_iter()
+            .filter(|t| next_target_kinds.is_none_or(|ks| ks.contains(&t.info().output_kind)))
+            .collect();
+        let unused: Vec<Rc<dyn Task>> = fitting.iter().filter(|t| self.counts.get(&t.info().key).is_none_or(|&c| c == 0)).cloned().collect();
+        let mut list = if unused.is_empty() && self.repeats { fitting } else { unused };
+        rng.shuffle(&mut list);
+        list
+    }
+
+    fn run(&mut self, p: usize, task: &Rc<dyn Task>, made: &[Option<Self::Made>], rng: &mut InstanceRng) -> Result<Self::Made, String> {
+        let (input_name, incoming) = self.input(p, made)?;
+        let input = match incoming {
+            Some(v) => v,
+            None => random_input(task.info().primary_input_kind(), rng),
         };
-        let mut made = None;
-        let mut last = format!("no {family} candidate for position {number}");
-        for task in candidates {
-            let input = match &incoming {
-                Some(v) => v.clone(),
-                None => random_input(task.info().primary_input_kind(), rng),
+        if !task.info().accepts(input.kind()) {
+            return Err(format!("does not accept a {} input", input.kind()));
+        }
+        let done = run_stage(task.as_ref(), p + 1, &input_name, &input, self.required_output(p), stage_filter(task.info().family), rng).map_err(|e| e.reason)?;
+        let count = self.branch_counts[p];
+        if count > 0 {
+            let len = match &done.0.ground_truth {
+                Value::List(items) => items.len(),
+                Value::Scalar(_) => 0,
             };
-            if !task.info().accepts(input.kind()) {
-                last = format!("{} does not accept a {} input", task.info().key, input.kind());
-                continue;
-            }
-            match run_stage(task.as_ref(), number, &input_name, &input, required_out, stage_filter(task.info().family), rng) {
-                Ok(done) => {
-                    if p == 0 {
-                        chain_input = Some(input);
-                    }
-                    made = Some(done);
-                    break;
-                }
-                Err(problem) => last = problem,
+            if len < count {
+                return Err(format!("the expansion list has {len} elements, {count} branches need inputs"));
             }
         }
-        let (stage, instance) = made.ok_or(last)?;
-        used.insert(stage.info.key.clone());
+        *self.counts.entry(task.info().key.clone()).or_default() += 1;
+        Ok(done)
+    }
+
+    fn forget(&mut self, _p: usize, made: &Self::Made) {
+        if let Some(c) = self.counts.get_mut(&made.0.info.key) {
+            *c = c.saturating_sub(1);
+        }
+    }
+
+    fn feeder(&self, p: usize) -> Option<usize> {
+        match &self.sources[p] {
+            Source::Root => None,
+            Source::Previous(q) | Source::Element { from: q, .. } => Some(*q),
+            Source::Recombined(lasts) => lasts.iter().copied().max(),
+        }
+    }
+
+    fn name(&self, task: &Rc<dyn Task>) -> String {
+        task.info().key.clone()
+    }
+
+    fn slot(&self, p: usize) -> String {
+        if p + 1 == self.places.len() {
+            self.target.info().key.clone()
+        } else {
+            format!("a {} task", self.places[p].0)
+        }
+    }
+}
+
+/// The sample from its made positions: task blocks in numbering order, an expansion paragraph after each
+/// expansion task, a recombination paragraph after each block, and the block records.
+fn assemble(places: &[(Family, Place)], target: &Rc<dyn Task>, made: Vec<(Stage, TaskInstance)>) -> Result<Sample, String> {
+    let n = places.len();
+    let chain_input = made.first().map(|(s, _)| s.input_value.clone()).ok_or("empty structure")?;
+    let mut stages: Vec<Stage> = Vec::with_capacity(n);
+    let mut parts: Vec<Prompt> = Vec::with_capacity(n + 4);
+    let mut blocks: Vec<BranchBlock> = Vec::new();
+    let mut expansion: Option<usize> = None; // Task number of the open block's expansion.
+    let mut branch_results: Vec<Number> = Vec::new();
+    let mut branch_records: Vec<Branch> = Vec::new();
+    for (p, (stage, instance)) in made.into_iter().enumerate() {
+        let number = p + 1;
         parts.push(instance.body);
-        let output = stage.ground_truth.clone();
-        match place {
+        match places[p].1 {
             Place::Flat { last_before_block, .. } => {
-                flat_value = Some(output.clone());
                 if last_before_block {
-                    let Value::List(items) = &output else { return Err("expansion output is not a list".into()) };
-                    let count = branch_count(structure, blocks.len());
-                    if items.len() < count {
-                        return Err(format!("the expansion list has {} elements, {count} branches need inputs", items.len()));
-                    }
-                    let inputs: Vec<String> = branch_starts(&places, blocks.len(), p).into_iter().map(|s| format!("task_{s}_input")).collect();
+                    let inputs: Vec<String> = branch_starts(places, blocks.len(), p).into_iter().map(|s| format!("task_{s}_input")).collect();
                     parts.push(expansion_paragraph(&stage.output_name(), &inputs));
-                    expansion = Some((number, items.clone()));
+                    expansion = Some(number);
                     branch_records.clear();
                     branch_results.clear();
                 }
             }
             Place::Branch { block, first, last, .. } => {
                 if first {
-                    let Some(Value::Scalar(x)) = &incoming else { return Err("a branch input must be a scalar".into()) };
-                    branch_records.push(Branch { input_name: input_name.clone(), input_value: *x, stages: Vec::new() });
+                    let Value::Scalar(x) = &stage.input_value else { return Err("a branch input must be a scalar".into()) };
+                    branch_records.push(Branch { input_name: stage.input_name.clone(), input_value: *x, stages: Vec::new() });
                 }
                 if let Some(record) = branch_records.last_mut() {
                     record.stages.push(number);
                 }
-                branch_value = Some(output.clone());
                 if last {
-                    let Value::Scalar(x) = output else { return Err("a branch output must be a scalar".into()) };
+                    let Value::Scalar(x) = stage.ground_truth else { return Err("a branch output must be a scalar".into()) };
                     branch_results.push(x);
                     let closes_block = !matches!(places.get(p + 1), Some((_, Place::Branch { block: b, .. })) if *b == block);
                     if closes_block {
-                        let next_number = number + 1;
-                        let next_input_name = format!("task_{next_number}_input");
+                        let next_input_name = format!("task_{}_input", number + 1);
                         let names: Vec<String> = branch_records.iter().map(|b| format!("task_{}_out", b.stages.last().copied().unwrap_or(0))).collect();
                         parts.push(recombination_paragraph(&next_input_name, &names, true));
-                        let (expansion_task_number, _) = expansion.take().ok_or("a block without an expansion")?;
+                        let expansion_task_number = expansion.take().ok_or("a block without an expansion")?;
                         blocks.push(BranchBlock {
                             expansion_task_number,
                             branches: std::mem::take(&mut branch_records),
@@ -210,21 +334,19 @@ pub fn multichain(structure: &Structure, registry: &Registry, target: &Rc<dyn Ta
         }
         stages.push(stage);
     }
-
-    let chain_input = chain_input.ok_or("no first stage")?;
     let mut lines = vec![("task_1_input".to_string(), chain_input.clone())];
     for stage in &stages {
         lines.extend(static_lines(stage.number, &stage.statics));
     }
     let mut all = vec![graph_preamble(), conditions("Initial Conditions:", &lines)];
     all.extend(parts);
-    let last = stages.last().ok_or("empty structure")?.clone();
+    let last = stages.last().ok_or("empty structure")?;
     Ok(Sample {
         target_index: 0,
         sample_idx: 0,
         target: target.info().clone(),
         chain_input,
-        prompt: join_blocks(&all),
+        prompt: join_owned(all),
         ground_truth: last.ground_truth.clone(),
         target_output_name: last.output_name(),
         stages,
@@ -263,4 +385,40 @@ fn branch_starts(places: &[(Family, Place)], block: usize, p: usize) -> Vec<usiz
         .filter(|(_, (_, place))| matches!(place, Place::Branch { block: b, first: true, .. } if *b == block))
         .map(|(i, _)| i + 1)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{generate, generate_sample, parse_structure, GenerateConfig, SampleShape, Topology};
+    use crate::engine::tasks::registry::builtin;
+    use crate::engine::tasks::Family;
+    use crate::engine::value::Value;
+
+    #[test]
+    fn a_multichain_of_200_tasks_generates_wired_and_regenerates_alone() {
+        let registry = builtin();
+        let text = format!("{}m,m", "m,m,[m,m],[m,m],".repeat(33));
+        let structure = parse_structure(&text).expect("valid structure");
+        assert_eq!(structure.task_count(), 200);
+        let mut config = GenerateConfig::new(Topology::Multichain(structure), vec![Family::Math]);
+        config.samples_per_target = 2;
+        config.seed = 3;
+        let target = crate::engine::generate::targets(&config, &registry).expect("targets")[0].info().key.clone();
+        config.only_targets = vec![target];
+        let all = generate(&config, &registry, &mut |_, _| {}).expect("the long multichain generates");
+        for sample in &all {
+            assert_eq!(sample.stages.len(), 200);
+            let SampleShape::Multichain { blocks } = &sample.shape else { panic!("multichain shape") };
+            assert_eq!(blocks.len(), 33);
+            for block in blocks {
+                let Value::List(expansion) = &sample.stages[block.expansion_task_number - 1].ground_truth else { panic!("expansion is a list") };
+                for (i, branch) in block.branches.iter().enumerate() {
+                    assert_eq!(branch.input_value, expansion[i]);
+                }
+                let next = sample.stages.iter().find(|s| s.input_name == block.next_input_name).expect("post-block stage");
+                assert_eq!(next.input_value, Value::List(block.recombined.clone()));
+            }
+        }
+        assert_eq!(generate_sample(&config, &registry, 0, 1).expect("regenerates"), all[1]);
+    }
 }

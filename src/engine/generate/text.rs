@@ -116,6 +116,21 @@ pub fn recombination_paragraph(name: &str, parts: &[String], with_prelim: bool) 
     p
 }
 
+/// `join_blocks` for blocks the caller no longer needs: each is appended and dropped in turn instead of being
+/// cloned, so a long chain's prompt is not held twice.
+pub fn join_owned(blocks: Vec<Prompt>) -> Prompt {
+    let mut out = Prompt::new();
+    for (i, mut block) in blocks.into_iter().enumerate() {
+        if i > 0 {
+            out.push(Role::Instruction, "\n\n");
+        }
+        block.trim_end();
+        out.append(&block);
+    }
+    out.push(Role::Instruction, "\n");
+    out
+}
+
 /// The recombination rule on values: element k is `m·b[k mod B] + (m − 1)` with `m = k / B + 1`, 10 elements.
 pub fn recombine(parts: &[Number]) -> Vec<Number> {
     (0..10)
@@ -144,4 +159,21 @@ mod tests {
         assert_eq!(ints, vec![10, 1351, 21, 2703, 32, 4055, 43, 5407, 54, 6759]);
         assert_eq!(recombination_formula(&["a".into(), "b".into(), "c".into()]).matches("* 2 + 1").count(), 3);
     }
+
+    #[test]
+    fn joining_owned_blocks_gives_join_blocks() {
+        let blocks: Vec<Prompt> = ["Task 1:\nx  \n\n", "", "  y", "z\n"]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let mut p = Prompt::new();
+                p.push(if i % 2 == 0 { Role::Computation } else { Role::Adapter }, text).push(Role::OutputName, "out ");
+                p
+            })
+            .collect();
+        let joined = join_owned(blocks.clone());
+        assert_eq!(joined, crate::engine::prompt::join_blocks(&blocks));
+        assert!(joined.text().contains("\n\n"));
+    }
 }
+

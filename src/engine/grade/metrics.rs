@@ -1,6 +1,8 @@
 //! Run metrics: accuracy with Wilson 95% intervals per topology × family and per target task, means of tokens,
-//! turns and tool calls, status and repair breakdowns, per-node accuracy, and the paired comparison of two runs
-//! on the same instances (accuracy difference with an exact McNemar test).
+//! turns and tool calls, status and repair breakdowns, per-node accuracy, the paired comparison of two runs
+//! on the same instances (accuracy difference with an exact McNemar test), and the comparison table of several
+//! runs (one row per run: accuracy, node accuracy, McNemar against a baseline, prompt tokens, total tokens with
+//! auxiliary calls, calls per sample), which the CLI prints and the dashboard renders.
 
 use super::NodeStatus;
 use std::collections::BTreeMap;
@@ -33,6 +35,22 @@ pub struct Outcome {
     pub nodes: Vec<(String, NodeStatus)>,
     /// First-break nodes.
     pub first_breaks: Vec<String>,
+    /// Tokens and calls, when the sample records them.
+    pub cost: Option<SampleCost>,
+}
+
+/// What one sample cost, from its per-request record.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SampleCost {
+    /// Prompt tokens of each turn's request, in order (reported where the endpoint reported them, else the
+    /// harness's estimate); empty when the sample records only totals.
+    pub turn_prompt_tokens: Vec<u64>,
+    /// Requests sent: turns and auxiliary calls.
+    pub calls: u64,
+    /// Auxiliary calls among them (summaries).
+    pub auxiliary_calls: u64,
+    /// Prompt plus completion tokens of every request, auxiliary calls included.
+    pub total_tokens: u64,
 }
 
 /// Wilson score interval for `k` successes out of `n` at 95% (z = 1.96); `(0, 1)` when `n` is 0.
@@ -251,6 +269,141 @@ pub fn paired(pairs: &[(bool, bool)]) -> Paired {
     Paired { n, both, only_a, only_b, difference, p_value: mcnemar_exact(only_a, only_b) }
 }
 
+/// One run in a comparison table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComparisonRow {
+    /// How the run is called (its file name).
+    pub label: String,
+    /// Its strategy with parameters (`mask:keep=10`).
+    pub strategy: String,
+    /// Graded samples.
+    pub accuracy: Accuracy,
+    /// Every graded node of every sample (the retention score on probe runs).
+    pub nodes: Accuracy,
+    /// Paired against the baseline run (`only_a` counts this run); `None` on the baseline's own row.
+    pub paired: Option<Paired>,
+    /// Mean prompt tokens per turn request.
+    pub mean_prompt_tokens: Option<f64>,
+    /// Largest prompt of any turn request.
+    pub peak_prompt_tokens: Option<u64>,
+    /// Mean tokens per sample, prompt and completion, auxiliary calls included.
+    pub mean_total_tokens: Option<f64>,
+    /// Mean requests per sample, auxiliary calls included.
+    pub calls_per_sample: Option<f64>,
+    /// Mean auxiliary calls per sample.
+    pub auxiliary_per_sample: Option<f64>,
+    /// Samples that ended with `context_length_exceeded`.
+    pub context_exceeded: usize,
+}
+
+/// Several runs side by side, paired against one of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Index of the baseline row.
+    pub baseline: usize,
+    /// One row per run, in the order given.
+    pub rows: Vec<ComparisonRow>,
+}
+
+/// The row of one run: its outcomes, and its pairing against the baseline (`None` for the baseline itself).
+pub fn comparison_row(label: &str, strategy: &str, outcomes: &[Outcome], paired: Option<Paired>) -> ComparisonRow {
+    let mut accuracy = Accuracy::default();
+    let mut nodes = Accuracy::default();
+    for o in outcomes {
+        accuracy.add(o.correct);
+        for (_, status) in &o.nodes {
+            nodes.add(*status == NodeStatus::Correct);
+        }
+    }
+    let costs: Vec<&SampleCost> = outcomes.iter().filter_map(|o| o.cost.as_ref()).collect();
+    let prompts: Vec<u64> = costs.iter().flat_map(|c| c.turn_prompt_tokens.iter().copied()).collect();
+    let per_sample = |f: &dyn Fn(&SampleCost) -> f64| (!costs.is_empty()).then(|| costs.iter().map(|c| f(c)).sum::<f64>() / costs.len() as f64);
+    ComparisonRow {
+        label: label.to_string(),
+        strategy: strategy.to_string(),
+        accuracy,
+        nodes,
+        paired,
+        mean_prompt_tokens: (!prompts.is_empty()).then(|| prompts.iter().sum::<u64>() as f64 / prompts.len() as f64),
+        peak_prompt_tokens: prompts.iter().copied().max(),
+        mean_total_tokens: per_sample(&|c| c.total_tokens as f64),
+        calls_per_sample: per_sample(&|c| c.calls as f64),
+        auxiliary_per_sample: per_sample(&|c| c.auxiliary_calls as f64),
+        context_exceeded: outcomes.iter().filter(|o| o.status == "context_length_exceeded").count(),
+    }
+}
+
+fn cells(c: &Comparison) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
+        "run", "strategy", "accuracy [95% CI]", "nodes correct", "vs baseline (McNemar p)", "mean prompt", "peak prompt", "tokens/sample", "calls/sample",
+        "aux/sample", "ctx exceeded",
+    ];
+    let int = |x: Option<f64>| x.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
+    let rows = c
+        .rows
+        .iter()
+        .map(|r| {
+            let (lo, hi) = r.accuracy.interval();
+            let vs = match &r.paired {
+                None => "baseline".to_string(),
+                Some(p) => format!("{:+.1} pts (p {})", 100.0 * p.difference, p_text(p.p_value)),
+            };
+            vec![
+                r.label.clone(),
+                r.strategy.clone(),
+                format!("{:.1}% [{:.1}, {:.1}] {}/{}", 100.0 * r.accuracy.rate(), 100.0 * lo, 100.0 * hi, r.accuracy.correct, r.accuracy.total),
+                if r.nodes.total == 0 { "-".into() } else { format!("{:.1}% {}/{}", 100.0 * r.nodes.rate(), r.nodes.correct, r.nodes.total) },
+                vs,
+                int(r.mean_prompt_tokens),
+                r.peak_prompt_tokens.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
+                int(r.mean_total_tokens),
+                r.calls_per_sample.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into()),
+                r.auxiliary_per_sample.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into()),
+                r.context_exceeded.to_string(),
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+fn p_text(p: f64) -> String {
+    if p < 0.0001 {
+        "<0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// The comparison as an aligned plain-text table.
+pub fn render_comparison(c: &Comparison) -> String {
+    let (header, rows) = cells(c);
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count()))).collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// The comparison as a Markdown table.
+pub fn render_comparison_markdown(c: &Comparison) -> String {
+    let (header, rows) = cells(c);
+    let mut out = format!("| {} |\n|{}|\n", header.join(" | "), header.iter().enumerate().map(|(i, _)| if i < 2 { "---" } else { "---:" }).collect::<Vec<_>>().join("|"));
+    for row in rows {
+        out.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +449,39 @@ mod tests {
         assert_eq!(m.context_exceeded_rate, 0.5);
         assert_eq!(m.tool_use_rate, 1.0);
         assert!(render_table(&m).contains("chain × math"));
+    }
+
+    #[test]
+    fn comparison_rows_count_nodes_tokens_and_calls_per_run() {
+        let outcome = |correct, prompts: Vec<u64>, aux| Outcome {
+            correct,
+            status: "success".into(),
+            nodes: vec![("task_1_out".into(), NodeStatus::Correct), ("task_2_out".into(), if correct { NodeStatus::Correct } else { NodeStatus::Wrong })],
+            cost: Some(SampleCost { calls: prompts.len() as u64 + aux, auxiliary_calls: aux, total_tokens: prompts.iter().sum::<u64>() + 100 * aux, turn_prompt_tokens: prompts }),
+            ..Outcome::default()
+        };
+        let baseline = [outcome(true, vec![100, 300], 0), outcome(true, vec![100, 500], 0)];
+        let other = [outcome(true, vec![100, 200], 1), outcome(false, vec![100, 100], 1)];
+        let paired_other = paired(&[(true, true), (false, true)]);
+        let c = Comparison {
+            baseline: 0,
+            rows: vec![comparison_row("a.json", "full", &baseline, None), comparison_row("b.json", "summary", &other, Some(paired_other))],
+        };
+        let b = &c.rows[1];
+        assert_eq!((b.accuracy.correct, b.nodes.correct, b.nodes.total), (1, 3, 4));
+        assert_eq!(b.mean_prompt_tokens, Some(125.0));
+        assert_eq!(c.rows[0].peak_prompt_tokens, Some(500));
+        assert_eq!(b.calls_per_sample, Some(3.0));
+        assert_eq!(b.auxiliary_per_sample, Some(1.0));
+        assert_eq!(b.mean_total_tokens, Some(350.0));
+        let text = render_comparison(&c);
+        assert!(text.lines().nth(1).is_some_and(|l| l.contains("baseline")), "{text}");
+        assert!(text.contains("-50.0 pts (p 1.0000)"), "{text}");
+        let md = render_comparison_markdown(&c);
+        assert_eq!(md.lines().count(), 4);
+        assert!(md.starts_with("| run | strategy |"));
+        let empty = comparison_row("c.json", "full", &[], None);
+        assert_eq!((empty.mean_prompt_tokens, empty.calls_per_sample), (None, None));
     }
 
     #[test]

@@ -7,10 +7,12 @@
 
 mod edit;
 mod node_link;
+mod random;
 mod validate;
 
 pub use edit::{EditError, GraphEdit, Revert};
-pub use node_link::{from_json, from_json_str, to_json, ParseGraphError};
+pub use node_link::{from_json, from_json_reader, from_json_str, to_json, write_json, write_json_escaped, write_json_string, ParseGraphError};
+pub use random::{random_dag, RandomGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
 
 use crate::engine::tasks::Family;

@@ -1,11 +1,14 @@
 //! Grading a whole results file (ours or the reference's): every finished sample graded as stored or replayed
 //! from its turn outputs, unfinished samples counted, unreadable ones reported with their location, and the
-//! metrics input (`Outcome`) of each. The CLI's `grade` and the browser's Results page both call this.
+//! metrics input (`Outcome`, with the sample's token and call counts) of each; the strategy a file was made
+//! with; the comparison of several runs; and the context curves (prompt tokens per turn). The CLI's `grade`
+//! and the browser's Results page both call this.
 
 use super::record::is_finished;
+use crate::engine::agent::Strategy;
 use crate::engine::dataset::shape::{family_of, topology_of};
 use crate::engine::grade::collect::Answers;
-use crate::engine::grade::metrics::{paired, Outcome, Paired};
+use crate::engine::grade::metrics::{comparison_row, paired, Comparison, Outcome, Paired, SampleCost};
 use crate::engine::grade::{grade_result_sample, SampleGrade};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -107,7 +110,108 @@ pub fn outcome_of(sample: &Value, mode: &str, grade: &SampleGrade) -> Outcome {
         repairs,
         nodes: grade.nodes.clone(),
         first_breaks: grade.first_breaks.clone(),
+        cost: sample_cost(sample),
     }
+}
+
+/// What a results sample cost: from its `requests` list (each request's reported prompt tokens, else its
+/// estimate), or from its `usage` totals when an older file has no list (then per-turn prompts are unknown).
+pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
+    if let Some(requests) = sample.get("requests").and_then(Value::as_array) {
+        let mut cost = SampleCost::default();
+        for r in requests {
+            let prompt = r.get("prompt_tokens_reported").and_then(Value::as_u64).or_else(|| r.get("prompt_tokens_estimated").and_then(Value::as_u64)).unwrap_or(0);
+            let completion = r.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0);
+            cost.calls += 1;
+            cost.total_tokens += prompt + completion;
+            if r.get("kind").and_then(Value::as_str).unwrap_or("turn") == "turn" {
+                cost.turn_prompt_tokens.push(prompt);
+            } else {
+                cost.auxiliary_calls += 1;
+            }
+        }
+        return Some(cost);
+    }
+    let usage = sample.get("usage")?;
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let auxiliary_calls = n("auxiliary_calls");
+    Some(SampleCost {
+        turn_prompt_tokens: Vec::new(),
+        calls: sample.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) + auxiliary_calls,
+        auxiliary_calls,
+        total_tokens: n("prompt_tokens") + n("completion_tokens") + n("auxiliary_prompt_tokens") + n("auxiliary_completion_tokens"),
+    })
+}
+
+/// Prompt tokens of each turn's request of a results sample, as `(turn, tokens)` (reported, else estimated).
+pub fn context_curve(sample: &Value) -> Vec<(usize, u64)> {
+    let Some(requests) = sample.get("requests").and_then(Value::as_array) else { return Vec::new() };
+    requests
+        .iter()
+        .filter(|r| r.get("kind").and_then(Value::as_str).unwrap_or("turn") == "turn")
+        .filter_map(|r| {
+            let turn = r.get("turn").and_then(Value::as_u64)? as usize;
+            let tokens = r.get("prompt_tokens_reported").and_then(Value::as_u64).or_else(|| r.get("prompt_tokens_estimated").and_then(Value::as_u64))?;
+            Some((turn, tokens))
+        })
+        .collect()
+}
+
+/// The mean context curve of a results file: per turn, the mean prompt tokens over the samples that reached
+/// it, and how many did, as `(turn, mean, samples)`.
+pub fn mean_context_curve(file: &Value) -> Vec<(usize, f64, usize)> {
+    let mut sums: Vec<(u64, usize)> = Vec::new();
+    for sample in file.get("samples").and_then(Value::as_array).into_iter().flatten() {
+        for (turn, tokens) in context_curve(sample) {
+            if sums.len() <= turn {
+                sums.resize(turn + 1, (0, 0));
+            }
+            sums[turn].0 += tokens;
+            sums[turn].1 += 1;
+        }
+    }
+    sums.into_iter().enumerate().filter(|(_, (_, n))| *n > 0).map(|(turn, (sum, n))| (turn, sum as f64 / n as f64, n)).collect()
+}
+
+/// The strategy a results file was made with, as `name:key=value,…`: from the summary's `generation_params`
+/// (`strategy`, `strategy_params`), else from the first sample that says; files from before the registry
+/// that say `acg` read as `acg-lite`. `None` when nothing says.
+pub fn strategy_of(file: &Value) -> Option<String> {
+    let params = file.get("summary").and_then(|s| s.get("generation_params"));
+    let from = |holder: &Value| {
+        let name = holder.get("strategy").and_then(Value::as_str)?;
+        let legacy = holder.get("acg_budget_tokens").and_then(Value::as_u64);
+        Some(match Strategy::from_results(name, holder.get("strategy_params"), legacy) {
+            Ok(strategy) => strategy.to_string(),
+            Err(_) => name.to_string(),
+        })
+    };
+    params.and_then(from).or_else(|| file.get("samples").and_then(Value::as_array)?.iter().find_map(from))
+}
+
+/// One run to compare: its label, its graded file and its strategy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run<'a> {
+    /// How the table calls it.
+    pub label: String,
+    /// Its strategy (`strategy_of`), or any text.
+    pub strategy: String,
+    /// The graded file.
+    pub graded: &'a GradedFile,
+}
+
+/// The comparison table of several runs on the same instances, each paired with `runs[baseline]`.
+pub fn compare_many(runs: &[Run<'_>], baseline: usize) -> Comparison {
+    let baseline = baseline.min(runs.len().saturating_sub(1));
+    let rows = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let paired = (i != baseline).then(|| compare_runs(run.graded, runs[baseline].graded).stats);
+            comparison_row(&run.label, &run.strategy, &run.graded.outcomes(), paired)
+        })
+        .collect();
+    Comparison { baseline, rows }
 }
 
 fn key_of(sample: &Value) -> Option<String> {
@@ -186,6 +290,52 @@ mod tests {
         let dataset = json!({"summary": {"mode": "math"}, "samples": [{"prompt": "p", "ground_truth": 1}]});
         assert_eq!(grade_results_file(&dataset, GradeOptions::default()), Err(ResultsError::Dataset));
         assert_eq!(grade_results_file(&json!({"x": 1}), GradeOptions::default()), Err(ResultsError::NoSamples));
+    }
+
+    #[test]
+    fn costs_curves_and_strategies_are_read_from_the_file() {
+        let mut a = sample(0, "success", "7");
+        a["requests"] = json!([
+            {"turn": 0, "kind": "turn", "prompt_tokens_estimated": 90, "prompt_tokens_reported": 100, "completion_tokens": 10},
+            {"turn": 1, "kind": "summary", "prompt_tokens_estimated": 50, "prompt_tokens_reported": null, "completion_tokens": 5},
+            {"turn": 1, "kind": "turn", "prompt_tokens_estimated": 60, "prompt_tokens_reported": null, "completion_tokens": null}
+        ]);
+        let cost = sample_cost(&a).unwrap();
+        assert_eq!((cost.turn_prompt_tokens.clone(), cost.calls, cost.auxiliary_calls, cost.total_tokens), (vec![100, 60], 3, 1, 225));
+        assert_eq!(context_curve(&a), vec![(0, 100), (1, 60)]);
+        let mut b = sample(1, "success", "7");
+        b["usage"] = json!({"prompt_tokens": 40, "completion_tokens": 2});
+        b["agent_turns"] = json!(2);
+        assert_eq!(sample_cost(&b).map(|c| (c.calls, c.total_tokens, c.turn_prompt_tokens.is_empty())), Some((2, 42, true)));
+        let file = json!({"summary": {"generation_params": {"strategy": "acg", "acg_budget_tokens": 3000}}, "samples": [a.clone(), b]});
+        assert_eq!(strategy_of(&file).as_deref(), Some("acg-lite:budget_tokens=3000"));
+        assert_eq!(mean_context_curve(&file), vec![(0, 100.0, 1), (1, 60.0, 1)]);
+        let from_sample = json!({"samples": [{"strategy": "mask", "strategy_params": {"keep": 2}}]});
+        assert_eq!(strategy_of(&from_sample).as_deref(), Some("mask:keep=2"));
+        assert_eq!(strategy_of(&json!({"samples": []})), None);
+        let graded = grade_results_file(&json!({"summary": {"generation_params": {}}, "samples": [a]}), GradeOptions::default()).unwrap();
+        assert_eq!(graded.samples[0].outcome.cost.as_ref().map(|c| c.calls), Some(3));
+    }
+
+    #[test]
+    fn several_runs_are_compared_against_the_chosen_baseline() {
+        let run = |answers: &[&str]| {
+            let samples: Vec<Value> = answers.iter().enumerate().map(|(i, a)| sample(i as u64, "success", a)).collect();
+            grade_results_file(&json!({"summary": {"generation_params": {}}, "samples": samples}), GradeOptions::default()).unwrap()
+        };
+        let (a, b, c) = (run(&["7", "7", "7"]), run(&["7", "8", "8"]), run(&["8", "8", "8"]));
+        let runs = vec![
+            Run { label: "a".into(), strategy: "full".into(), graded: &a },
+            Run { label: "b".into(), strategy: "mask:keep=10".into(), graded: &b },
+            Run { label: "c".into(), strategy: "window:exchanges=2".into(), graded: &c },
+        ];
+        let table = compare_many(&runs, 1);
+        assert_eq!(table.baseline, 1);
+        assert!(table.rows[1].paired.is_none());
+        assert_eq!(table.rows[0].paired.as_ref().map(|p| (p.only_a, p.only_b)), Some((2, 0)));
+        assert_eq!(table.rows[2].paired.as_ref().map(|p| (p.only_a, p.only_b)), Some((0, 1)));
+        assert_eq!(table.rows[2].accuracy.correct, 0);
+        assert_eq!(compare_many(&runs, 9).baseline, 2, "an out-of-range baseline is the last run");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The results file (spec §7.6, §9), owned in one place: each sample's record (`record`), the summary both
-//! drivers write (`summary`), grading a whole file and comparing two runs (`grading`), and the redaction of
+//! drivers write (`summary`), grading a whole file and comparing runs (`grading`), and the redaction of
 //! URLs before anything is written (`redact`). The CLI's `eval` and `grade`, and the browser's Evaluate and
 //! Results pages, all go through here, so their files and their figures agree.
 
@@ -8,7 +8,10 @@ mod record;
 mod redact;
 mod summary;
 
-pub use grading::{compare_runs, grade_results_file, outcome_of, GradeOptions, GradedFile, GradedSample, PairedBy, ResultsError, RunComparison};
-pub use record::{is_finished, result_sample, transcript_json};
+pub use grading::{
+    compare_many, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, sample_cost, strategy_of, GradeOptions, GradedFile,
+    GradedSample, PairedBy, ResultsError, Run, RunComparison,
+};
+pub use record::{is_finished, requests_json, result_sample, transcript_json};
 pub use redact::redact_url;
 pub use summary::{aggregates, generation_params, RunHeader};

@@ -1,9 +1,12 @@
 //! One sample's results record (spec §7.6): the dataset sample copied unchanged plus the reference's fields
 //! (`correct`, `token_length`, `agent_turns`, `agent_tool_calls`, `turn_outputs`, `expected_task_outputs`,
 //! `task_answers`, `agent_status`) and ours under new keys (`transcript`, `node_status`, `first_breaks`,
-//! `strategy`, `acg_record`, `timings`, `usage`, `repairs`, `agent_error`, `lenient_correct`).
+//! `strategy`, `strategy_params`, `acg_record` (the `acg-lite` record), `strategy_record` (the other strategies'
+//! records), `requests` (one entry per request sent, auxiliary calls included), `timings`, `usage`, `repairs`,
+//! `agent_error`, `lenient_correct`).
 
-use crate::engine::agent::{AgentRecord, Message, Status};
+use crate::engine::agent::strategy::StrategyState;
+use crate::engine::agent::{AgentRecord, Message, RequestLog, Status};
 use serde_json::{json, Map, Value};
 
 /// The transcript as JSON: every message with role, content and, where present, reasoning, tool calls,
@@ -35,7 +38,30 @@ pub fn transcript_json(messages: &[Message]) -> Value {
     )
 }
 
-/// The results record of one sample: `sample` copied with the result fields set. `timings` comes from the driver.
+/// The `requests` list: per request its turn, kind (`turn` or `summary`), messages sent, estimated and reported
+/// prompt tokens, completion tokens and latency.
+pub fn requests_json(requests: &[RequestLog]) -> Value {
+    Value::Array(
+        requests
+            .iter()
+            .map(|r| {
+                json!({
+                    "turn": r.turn,
+                    "kind": r.kind.as_str(),
+                    "messages": r.messages,
+                    "prompt_tokens_estimated": r.estimated_prompt_tokens,
+                    "prompt_tokens_reported": r.reported_prompt_tokens,
+                    "completion_tokens": r.completion_tokens,
+                    "latency_ms": r.latency_ms
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The results record of one sample: `sample` copied with the result fields set. `strategy` is the name written
+/// under `strategy` (drivers pass `record.strategy.name()`); its parameters come from the record. `timings`
+/// comes from the driver.
 pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timings: Value) -> Value {
     let mut out = match sample {
         Value::Object(map) => map.clone(),
@@ -65,9 +91,12 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
     out.insert("node_status".into(), Value::Object(nodes));
     out.insert("first_breaks".into(), json!(record.grade.first_breaks));
     out.insert("strategy".into(), json!(strategy));
-    if let Some(acg) = &record.acg {
-        out.insert("acg_record".into(), acg.to_json());
+    out.insert("strategy_params".into(), record.strategy.params_json());
+    if let Some(state) = record.strategy_state.to_json() {
+        let key = if matches!(record.strategy_state, StrategyState::AcgLite(_)) { "acg_record" } else { "strategy_record" };
+        out.insert(key.into(), state);
     }
+    out.insert("requests".into(), requests_json(&record.requests));
     out.insert(
         "repairs".into(),
         json!({"initial_tool": record.repairs.initial_tool, "final_answer": record.repairs.final_answer, "cutoff": record.repairs.cutoff}),
@@ -78,7 +107,10 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
             "prompt_tokens": record.usage.prompt_tokens,
             "completion_tokens": record.usage.completion_tokens,
             "reported_turns": record.usage.reported_turns,
-            "estimated_turns": record.usage.estimated_turns
+            "estimated_turns": record.usage.estimated_turns,
+            "auxiliary_calls": record.usage.auxiliary_calls,
+            "auxiliary_prompt_tokens": record.usage.auxiliary_prompt_tokens,
+            "auxiliary_completion_tokens": record.usage.auxiliary_completion_tokens
         }),
     );
     let mut timings = timings;

@@ -5,7 +5,6 @@
 
 use super::record::is_finished;
 use super::redact::redact_url;
-use crate::engine::agent::context::Strategy;
 use crate::engine::agent::{AgentConfig, Endpoint};
 use serde_json::{json, Map, Value};
 
@@ -66,9 +65,10 @@ impl RunHeader {
     }
 }
 
-/// `generation_params` of the summary: the loop settings, the model and the base URL without credentials.
+/// `generation_params` of the summary: the loop settings, the strategy with its parameters, the model and the
+/// base URL without credentials.
 pub fn generation_params(config: &AgentConfig, model: &str, base_url: &str) -> Value {
-    let mut params = json!({
+    json!({
         "temperature": config.temperature,
         "top_p": config.top_p,
         "max_tokens": config.max_tokens,
@@ -81,12 +81,9 @@ pub fn generation_params(config: &AgentConfig, model: &str, base_url: &str) -> V
         "final_answer_repair_attempts": config.budgets.final_answer,
         "cutoff_repair_attempts": config.budgets.cutoff,
         "strategy": config.strategy.name(),
+        "strategy_params": config.strategy.params_json(),
         "base_url": redact_url(base_url)
-    });
-    if let Strategy::Acg { budget_tokens } = config.strategy {
-        params["acg_budget_tokens"] = json!(budget_tokens);
-    }
-    params
+    })
 }
 /// The reference's summary aggregates over finished samples: `overall_accuracy`, `average_token_length`,
 /// `average_tool_calls`, `average_turns`, `tool_use_rate`.

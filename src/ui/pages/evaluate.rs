@@ -1,12 +1,12 @@
 //! Evaluate: run the agent loop in this tab against any OpenAI-compatible endpoint, on generated instances or a
-//! loaded dataset file, with either context strategy; watch progress; export the results JSON. The loop, the
+//! loaded dataset file, with any context strategy of the registry; watch progress; export the results JSON. The loop, the
 //! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{json, Value};
 
-use crate::engine::agent::context::Strategy;
+use crate::engine::agent::strategy::{registry, Strategy};
 use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, Endpoint, EpisodeEnd, RetryPolicy, Secret};
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::results::{result_sample, RunHeader};
@@ -77,7 +77,10 @@ pub fn EvaluatePage() -> impl IntoView {
         config.max_tokens = max_tokens.get_untracked();
         config.repair_max_tokens = max_tokens.get_untracked().saturating_mul(2);
         config.max_turns = config.max_turns.min(60);
-        config.strategy = if strategy.get_untracked() == "acg" { Strategy::Acg { budget_tokens: 5000 } } else { Strategy::Full };
+        config.strategy = match Strategy::parse(&strategy.get_untracked()) {
+            Ok(chosen) => chosen,
+            Err(e) => return error.set(e.to_string()),
+        };
         rows.set(samples.iter().enumerate().map(|(index, s)| Row {
             index,
             task: s.get("task_name").and_then(Value::as_str).unwrap_or("?").to_string(),
@@ -88,7 +91,7 @@ pub fn EvaluatePage() -> impl IntoView {
         running.set(true);
         let run_control = RunControl::default();
         control.set_value(run_control.clone());
-        let strategy_name = strategy.get_untracked();
+        let strategy_name = config.strategy.name().to_string();
         spawn_local(async move {
             let started_at = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
             let header = RunHeader::new(&config, &endpoint, &format!("generated in the browser ({topology})"), &json!({}), started_at);
@@ -166,8 +169,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     on:input=edit_endpoint(|e, v| e.api_key = Secret::new(v)) /></label>
                 <label>"Context strategy "
                     <select id="eval-strategy" prop:value=move || strategy.get() on:change=move |ev| strategy.set(event_target_value(&ev))>
-                        <option value="full">"full conversation"</option>
-                        <option value="acg">"ACG view (5,000 tokens)"</option>
+                        {registry().iter().map(|info| view! { <option value=info.name title=info.description>{info.name}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Max tokens per turn "<input type="number" style="width:6em" prop:value=move || max_tokens.get().to_string()

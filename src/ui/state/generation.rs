@@ -125,7 +125,7 @@ impl GenerationState {
                 self.status.set(format!("cancelled after {count} samples"));
                 self.finish();
             }
-            FromWorker::Drawing { .. } | FromWorker::Parsed { .. } => {}
+            FromWorker::Drawing { .. } | FromWorker::Parsed { .. } | FromWorker::Ready { .. } => {}
         }
     }
 

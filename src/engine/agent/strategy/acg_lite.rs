@@ -1,38 +1,13 @@
-//! Context strategies: which messages each request carries. `full` sends the whole conversation (the
-//! reference); `acg` keeps a persistent execution record of evidence units attributed to the output they serve
-//! and sends the original prompt, a requirement-centred view of that record under a token budget, and the
-//! latest exchange in full. The record is never summarised away; it is exported with the transcript.
-//! Design notes: `docs/CONTEXT_STRATEGIES.md`.
+//! `acg-lite`: the first, simplified execution record (formerly `acg`): an append-only list of evidence units,
+//! each attributed to the output it serves by a textual heuristic, sent as the original prompt, a view of the
+//! record ordered by priority (current answers first) under a token budget, and the latest exchange in full.
+//! Kept under its own name so results made with it stay comparable; the record is exported as `acg_record`.
 
-use super::prompts::ACG_HEADER;
-use super::{estimate_tokens, Message, Role};
+use super::{head_with_view, message_tokens, ContextInput};
+use crate::engine::agent::prompts::ACG_HEADER;
+use crate::engine::agent::{estimate_tokens, Message, Role};
 use crate::engine::grade::collect::Answers;
 use serde_json::{json, Value};
-
-/// Default token budget of the `acg` view (view plus latest exchange, prompt excluded).
-pub const DEFAULT_ACG_BUDGET: u64 = 5_000;
-
-/// A context strategy.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Strategy {
-    /// The whole conversation every turn.
-    Full,
-    /// Prompt + execution-record view + latest exchange, the view under `budget_tokens`.
-    Acg {
-        /// Token budget of view plus latest exchange.
-        budget_tokens: u64,
-    },
-}
-
-impl Strategy {
-    /// `full` or `acg`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Strategy::Full => "full",
-            Strategy::Acg { .. } => "acg",
-        }
-    }
-}
 
 /// What an evidence unit records.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +83,7 @@ impl AcgRecord {
     }
 
     /// Records an assistant turn and the answers it updated.
-    pub fn record_turn(&mut self, turn: usize, content: &str, _reasoning: &str, updated: &[String], answers: &Answers) {
+    pub fn record_turn(&mut self, turn: usize, content: &str, updated: &[String], answers: &Answers) {
         let requirement = self.attribute(content, answers);
         self.units.push(EvidenceUnit { turn, requirement, evidence: Evidence::Turn { text: content.to_string() } });
         for name in updated {
@@ -198,39 +173,25 @@ fn tail_chars(text: &str, n: usize) -> String {
     text.chars().skip(count.saturating_sub(n)).collect()
 }
 
-/// The messages of the next request under a strategy.
-pub fn build_messages(strategy: &Strategy, messages: &[Message], record: Option<&AcgRecord>, answers: &Answers, _expected: &[String]) -> Vec<Message> {
-    let (Strategy::Acg { budget_tokens }, Some(record)) = (strategy, record) else {
-        return messages.to_vec();
-    };
-    // The latest exchange: the last assistant message and everything after it.
+/// The messages of the next request: prompt + view, then the latest exchange (the last assistant message and
+/// everything after it) in full; before the first assistant turn, the transcript as it is.
+pub fn messages(record: &AcgRecord, budget_tokens: u64, input: &ContextInput<'_>) -> Vec<Message> {
+    let messages = input.messages;
     let Some(last_assistant) = messages.iter().rposition(|m| m.role == Role::Assistant) else {
         return messages.to_vec();
     };
     let tail = &messages[last_assistant..];
     let tail_tokens: u64 = tail.iter().map(message_tokens).sum();
     let last_turn = record.units.iter().map(|u| u.turn).max();
-    let view = record.render(answers, budget_tokens.saturating_sub(tail_tokens), last_turn);
-    let mut out = Vec::with_capacity(tail.len() + 2);
-    out.extend(messages.iter().take(2).cloned());
-    if let Some(user) = out.get_mut(1) {
-        user.content = format!("{}\n\n{}", user.content, view);
-    }
+    let view = record.render(input.answers, budget_tokens.saturating_sub(tail_tokens), last_turn);
+    let mut out = head_with_view(messages, &view);
     out.extend(tail.iter().cloned());
     out
 }
 
-fn message_tokens(message: &Message) -> u64 {
-    4 + estimate_tokens(&message.content) + message.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<u64>()
-}
-
-/// Estimated prompt tokens of a request (characters / 4 plus per-message and tool-schema overheads).
-pub fn estimate_request_tokens(messages: &[Message]) -> u64 {
-    150 + messages.iter().map(message_tokens).sum::<u64>()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::testing;
     use super::*;
     use crate::engine::grade::collect::CollectedAnswer;
 
@@ -266,21 +227,20 @@ mod tests {
     }
 
     #[test]
-    fn acg_requests_carry_prompt_view_and_latest_exchange_only() {
+    fn requests_carry_prompt_view_and_latest_exchange_only() {
         let mut record = AcgRecord::new(&names(&["task_1_out"]));
         let answers = Answers::new();
         record.record_call(0, "{}", "r0", "", &answers);
         record.record_call(1, "{}", "r1", "", &answers);
-        let mut messages = vec![Message::new(Role::System, "sys"), Message::new(Role::User, "prompt")];
-        for turn in 0..2 {
-            messages.push(Message::new(Role::Assistant, format!("assistant {turn}")));
-            messages.push(Message::new(Role::Tool, format!("r{turn}")));
-        }
-        let out = build_messages(&Strategy::Acg { budget_tokens: 5000 }, &messages, Some(&record), &answers, &[]);
+        let mut messages = testing::start("prompt");
+        testing::exchange(&mut messages, 0, "assistant 0", &["r0"]);
+        testing::exchange(&mut messages, 1, "assistant 1", &["r1"]);
+        let spec = testing::spec("prompt");
+        let out = super::messages(&record, 5000, &testing::input(&messages, &spec, &answers));
         assert_eq!(out.len(), 4);
         assert!(out[1].content.starts_with("prompt\n\n"));
         assert!(out[1].content.contains("r0"));
         assert_eq!(out[2].content, "assistant 1");
-        assert_eq!(build_messages(&Strategy::Full, &messages, Some(&record), &answers, &[]), messages);
+        testing::assert_well_formed(&out, &messages);
     }
 }

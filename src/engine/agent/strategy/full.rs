@@ -1,0 +1,30 @@
+//! `full`: every request carries the whole conversation, as the reference harness does; the request grows with
+//! every turn until the context-length pre-check stops the sample.
+
+use super::ContextInput;
+use crate::engine::agent::Message;
+
+/// The whole transcript.
+pub fn messages(input: &ContextInput<'_>) -> Vec<Message> {
+    input.messages.to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing;
+    use super::*;
+    use crate::engine::grade::collect::Answers;
+
+    #[test]
+    fn everything_is_sent_unchanged() {
+        let mut transcript = testing::start("p");
+        for turn in 0..5 {
+            testing::exchange(&mut transcript, turn, "work", &["1", "2"]);
+        }
+        let spec = testing::spec("p");
+        let answers = Answers::new();
+        let sent = messages(&testing::input(&transcript, &spec, &answers));
+        assert_eq!(sent, transcript);
+        testing::assert_well_formed(&sent, &transcript);
+    }
+}

@@ -1,0 +1,711 @@
+//! Context strategies: which messages each request carries. One registry names every strategy with its
+//! parameters (defaults, ranges) and a one-line description; `Strategy` is a parsed choice from it. Each
+//! strategy is a pure function of (transcript, its own record, the answers so far, a token estimator) to the
+//! messages of the next request, or to an auxiliary request it needs first (a summary), which the session hands
+//! to the driver like any other request. The transcript always keeps everything; only what is sent changes.
+//! Tool calls always travel with their results, and messages are kept, dropped or replaced whole.
+//! Design notes and measurements: `docs/CONTEXT_STRATEGIES.md`.
+
+mod acg;
+mod acg_lite;
+mod bm25;
+mod full;
+mod graph;
+mod mask;
+mod mask_summary;
+mod requirements;
+mod summary;
+mod window;
+
+pub use acg::{AcgGraph, EvidenceUnit as AcgUnit, UnitKind, CANDIDATES_PER_REQUIREMENT, SEED_COUNT};
+pub use acg_lite::{AcgRecord, Evidence, EvidenceUnit};
+pub use bm25::{tokenize, Bm25};
+pub use graph::GraphRecord;
+pub use requirements::{dependencies, requirements_of, Requirement};
+pub use summary::SummaryState;
+
+use super::chat::{Message, RequestKind, Role};
+use super::session::estimate_tokens;
+use crate::engine::grade::collect::Answers;
+use crate::engine::grade::SampleSpec;
+use serde_json::{json, Map, Value};
+use std::fmt;
+use std::ops::Range;
+
+/// Default token budget of the `acg` and `acg-lite` views.
+pub const DEFAULT_ACG_BUDGET: u64 = 5_000;
+
+/// A context strategy with its parameters (see [`registry`] for what each one means).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Strategy {
+    /// The whole conversation every turn (the reference).
+    #[default]
+    Full,
+    /// The former simplified execution record: prompt + priority-ordered view + latest exchange.
+    AcgLite {
+        /// Token budget of view plus latest exchange.
+        budget_tokens: u64,
+    },
+    /// The Adaptive Consistency Graph: requirement-anchored evidence units, retrieval, a capped view.
+    Acg {
+        /// Token cap of the rendered view.
+        budget_tokens: u64,
+    },
+    /// Observation masking: the latest `keep` tool results verbatim, older ones replaced by a placeholder.
+    Mask {
+        /// Tool results kept verbatim.
+        keep: u64,
+    },
+    /// The prompt plus the last `exchanges` exchanges.
+    Window {
+        /// Exchanges kept.
+        exchanges: u64,
+    },
+    /// LLM summarisation of older history once it would exceed a threshold.
+    Summary {
+        /// History after the task prompt estimated above this many tokens triggers a summary.
+        trigger_tokens: u64,
+        /// Latest exchanges never folded into the summary.
+        keep_exchanges: u64,
+        /// Completion limit of the summary call.
+        summary_tokens: u64,
+    },
+    /// Observation masking first, summarisation when the masked history still exceeds the threshold.
+    MaskSummary {
+        /// Tool results kept verbatim.
+        keep: u64,
+        /// History after the task prompt estimated above this many tokens triggers a summary.
+        trigger_tokens: u64,
+        /// Latest exchanges never folded into the summary.
+        keep_exchanges: u64,
+        /// Completion limit of the summary call.
+        summary_tokens: u64,
+    },
+    /// Ours: the task graph decides: predecessors' confirmed answers and the current task's work.
+    Graph,
+}
+
+/// One parameter of a strategy: whole numbers only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The key in `name:key=value`.
+    pub key: &'static str,
+    /// The default value.
+    pub default: u64,
+    /// Smallest accepted value.
+    pub min: u64,
+    /// Largest accepted value.
+    pub max: u64,
+    /// What it controls.
+    pub description: &'static str,
+}
+
+/// A registry entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrategyInfo {
+    /// The stable name (written in results files).
+    pub name: &'static str,
+    /// One line saying what it sends.
+    pub description: &'static str,
+    /// Its parameters, in display order.
+    pub params: &'static [ParamInfo],
+}
+
+const BUDGET: ParamInfo = ParamInfo { key: "budget_tokens", default: DEFAULT_ACG_BUDGET, min: 100, max: 10_000_000, description: "token cap of the rendered view" };
+const KEEP: ParamInfo = ParamInfo { key: "keep", default: 10, min: 0, max: 1_000_000, description: "latest tool results kept verbatim" };
+const TRIGGER: ParamInfo = ParamInfo {
+    key: "trigger_tokens",
+    default: 8_000,
+    min: 50,
+    max: 100_000_000,
+    description: "summarise when the history after the task prompt is estimated above this many tokens",
+};
+const KEEP_EXCHANGES: ParamInfo =
+    ParamInfo { key: "keep_exchanges", default: 4, min: 1, max: 1_000_000, description: "latest exchanges never folded into the summary" };
+const SUMMARY_TOKENS: ParamInfo = ParamInfo { key: "summary_tokens", default: 1_024, min: 32, max: 1_000_000, description: "completion limit of the summary call" };
+
+/// Every strategy, in the order the docs and the Evaluate page list them.
+pub const REGISTRY: &[StrategyInfo] = &[
+    StrategyInfo { name: "full", description: "the whole conversation every turn (the reference harness)", params: &[] },
+    StrategyInfo {
+        name: "acg-lite",
+        description: "prompt + a priority-ordered view of an append-only record (current answers first) + the latest exchange",
+        params: &[ParamInfo { description: "token budget of view plus latest exchange", ..BUDGET }],
+    },
+    StrategyInfo {
+        name: "acg",
+        description: "Adaptive Consistency Graph: requirement-anchored evidence units, BM25 retrieval with one-hop expansion, a capped view + the latest exchange",
+        params: &[BUDGET],
+    },
+    StrategyInfo { name: "mask", description: "observation masking: everything, but only the latest tool results verbatim", params: &[KEEP] },
+    StrategyInfo {
+        name: "window",
+        description: "sliding window: the prompt plus the last exchanges",
+        params: &[ParamInfo { key: "exchanges", default: 8, min: 1, max: 1_000_000, description: "exchanges kept after the prompt" }],
+    },
+    StrategyInfo {
+        name: "summary",
+        description: "LLM summarisation: older history condensed by an extra call to the same endpoint once it grows too large",
+        params: &[TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
+    },
+    StrategyInfo {
+        name: "mask+summary",
+        description: "observation masking, then summarisation when the masked history still grows too large",
+        params: &[KEEP, TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
+    },
+    StrategyInfo {
+        name: "graph",
+        description: "task-graph aware: the prompt, confirmed answers of the next task's predecessors, and the work still needed",
+        params: &[],
+    },
+];
+
+/// The registry.
+pub fn registry() -> &'static [StrategyInfo] {
+    REGISTRY
+}
+
+/// The registry entry named `name`.
+pub fn info(name: &str) -> Option<&'static StrategyInfo> {
+    REGISTRY.iter().find(|s| s.name == name)
+}
+
+/// Why a strategy choice was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StrategyError {
+    #[error("unknown context strategy `{name}` (known: {known})")]
+    UnknownStrategy { name: String, known: String },
+    #[error("strategy `{strategy}` has no parameter `{key}` ({known})")]
+    UnknownParameter { strategy: String, key: String, known: String },
+    #[error("parameter `{key}` of `{strategy}` must be a whole number, got `{value}`")]
+    NotANumber { strategy: String, key: String, value: String },
+    #[error("parameter `{key}` of `{strategy}` must be between {min} and {max}, got {value}")]
+    OutOfRange { strategy: String, key: String, value: u64, min: u64, max: u64 },
+    #[error("`{text}` is not a `key=value` parameter")]
+    Syntax { text: String },
+    #[error("parameter `{key}` of `{strategy}` is given twice")]
+    Duplicate { strategy: String, key: String },
+}
+
+impl Strategy {
+    /// Parses `name` or `name:key=value,key=value` (parameters not given take their defaults).
+    pub fn parse(text: &str) -> Result<Strategy, StrategyError> {
+        let text = text.trim();
+        let (name, rest) = match text.split_once(':') {
+            Some((name, rest)) => (name.trim(), rest.trim()),
+            None => (text, ""),
+        };
+        let mut params = Vec::new();
+        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            params.push(split_param(part)?);
+        }
+        Strategy::from_parts(name, &params)
+    }
+
+    /// The strategy `name` with `params` (`key`, `value` as text) over its defaults.
+    pub fn from_parts(name: &str, params: &[(String, String)]) -> Result<Strategy, StrategyError> {
+        let info = info(name).ok_or_else(|| StrategyError::UnknownStrategy {
+            name: name.to_string(),
+            known: REGISTRY.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+        })?;
+        let mut values: Vec<(&'static str, u64)> = info.params.iter().map(|p| (p.key, p.default)).collect();
+        let mut seen: Vec<&str> = Vec::new();
+        for (key, value) in params {
+            let key = key.trim();
+            let Some(param) = info.params.iter().find(|p| p.key == key) else {
+                let known = if info.params.is_empty() {
+                    "it takes none".to_string()
+                } else {
+                    format!("its parameters: {}", info.params.iter().map(|p| p.key).collect::<Vec<_>>().join(", "))
+                };
+                return Err(StrategyError::UnknownParameter { strategy: info.name.into(), key: key.into(), known });
+            };
+            if seen.contains(&key) {
+                return Err(StrategyError::Duplicate { strategy: info.name.into(), key: key.into() });
+            }
+            seen.push(param.key);
+            let parsed: u64 = value
+                .trim()
+                .replace('_', "")
+                .parse()
+                .map_err(|_| StrategyError::NotANumber { strategy: info.name.into(), key: key.into(), value: value.trim().into() })?;
+            if parsed < param.min || parsed > param.max {
+                return Err(StrategyError::OutOfRange { strategy: info.name.into(), key: key.into(), value: parsed, min: param.min, max: param.max });
+            }
+            if let Some(slot) = values.iter_mut().find(|(k, _)| *k == param.key) {
+                slot.1 = parsed;
+            }
+        }
+        let get = |key: &str| values.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).unwrap_or(0);
+        Ok(match info.name {
+            "acg-lite" => Strategy::AcgLite { budget_tokens: get("budget_tokens") },
+            "acg" => Strategy::Acg { budget_tokens: get("budget_tokens") },
+            "mask" => Strategy::Mask { keep: get("keep") },
+            "window" => Strategy::Window { exchanges: get("exchanges") },
+            "summary" => Strategy::Summary { trigger_tokens: get("trigger_tokens"), keep_exchanges: get("keep_exchanges"), summary_tokens: get("summary_tokens") },
+            "mask+summary" => Strategy::MaskSummary {
+                keep: get("keep"),
+                trigger_tokens: get("trigger_tokens"),
+                keep_exchanges: get("keep_exchanges"),
+                summary_tokens: get("summary_tokens"),
+            },
+            "graph" => Strategy::Graph,
+            _ => Strategy::Full,
+        })
+    }
+
+    /// The strategy a results file names: `name` with its stored `strategy_params` object. Files written before
+    /// the registry say `acg` for what is now `acg-lite` (they have no `strategy_params`; their budget was
+    /// `acg_budget_tokens`), so they read as `acg-lite`.
+    pub fn from_results(name: &str, params: Option<&Value>, legacy_budget: Option<u64>) -> Result<Strategy, StrategyError> {
+        match params.and_then(Value::as_object) {
+            Some(map) => {
+                let parts: Vec<(String, String)> =
+                    map.iter().map(|(k, v)| (k.clone(), v.as_u64().map(|n| n.to_string()).unwrap_or_else(|| v.to_string()))).collect();
+                Strategy::from_parts(name, &parts)
+            }
+            None if name == "acg" => {
+                let parts: Vec<(String, String)> = legacy_budget.map(|b| ("budget_tokens".to_string(), b.to_string())).into_iter().collect();
+                Strategy::from_parts("acg-lite", &parts)
+            }
+            None => Strategy::from_parts(name, &[]),
+        }
+    }
+
+    /// The registry name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Full => "full",
+            Strategy::AcgLite { .. } => "acg-lite",
+            Strategy::Acg { .. } => "acg",
+            Strategy::Mask { .. } => "mask",
+            Strategy::Window { .. } => "window",
+            Strategy::Summary { .. } => "summary",
+            Strategy::MaskSummary { .. } => "mask+summary",
+            Strategy::Graph => "graph",
+        }
+    }
+
+    /// Its registry entry.
+    pub fn info(&self) -> &'static StrategyInfo {
+        let name = self.name();
+        REGISTRY.iter().find(|s| s.name == name).unwrap_or(&REGISTRY[0])
+    }
+
+    /// Every parameter with its value, in registry order.
+    pub fn params(&self) -> Vec<(&'static str, u64)> {
+        let values: Vec<u64> = match *self {
+            Strategy::Full | Strategy::Graph => vec![],
+            Strategy::AcgLite { budget_tokens } | Strategy::Acg { budget_tokens } => vec![budget_tokens],
+            Strategy::Mask { keep } => vec![keep],
+            Strategy::Window { exchanges } => vec![exchanges],
+            Strategy::Summary { trigger_tokens, keep_exchanges, summary_tokens } => vec![trigger_tokens, keep_exchanges, summary_tokens],
+            Strategy::MaskSummary { keep, trigger_tokens, keep_exchanges, summary_tokens } => vec![keep, trigger_tokens, keep_exchanges, summary_tokens],
+        };
+        self.info().params.iter().map(|p| p.key).zip(values).collect()
+    }
+
+    /// The parameters as a JSON object (`strategy_params` in results files).
+    pub fn params_json(&self) -> Value {
+        Value::Object(self.params().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<String, Value>>())
+    }
+}
+
+/// `name` alone when it has no parameters, else `name:key=value,…` with every parameter (parses back).
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        let params = self.params();
+        for (i, (key, value)) in params.iter().enumerate() {
+            write!(f, "{}{key}={value}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
+}
+
+/// Splits `key=value`.
+pub fn split_param(text: &str) -> Result<(String, String), StrategyError> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(StrategyError::Syntax { text: text.to_string() }),
+    }
+}
+
+/// Prompt-token estimates, scaled by what the endpoint reported for the previous request when it did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TokenEstimator {
+    /// Reported prompt tokens divided by the raw estimate of the previous request.
+    pub ratio: Option<f64>,
+}
+
+impl TokenEstimator {
+    /// The calibrated estimate of a request carrying `messages`.
+    pub fn request(&self, messages: &[Message]) -> u64 {
+        self.scale(estimate_request_tokens(messages))
+    }
+
+    /// A raw estimate scaled by the calibration ratio.
+    pub fn scale(&self, raw: u64) -> u64 {
+        match self.ratio {
+            Some(ratio) => (raw as f64 * ratio).ceil() as u64,
+            None => raw,
+        }
+    }
+
+    /// The calibrated estimate of a text.
+    pub fn text(&self, text: &str) -> u64 {
+        self.scale(estimate_tokens(text))
+    }
+}
+
+/// Estimated tokens of one message (content, tool-call arguments, a per-message overhead).
+pub fn message_tokens(message: &Message) -> u64 {
+    4 + estimate_tokens(&message.content) + message.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<u64>()
+}
+
+/// Estimated prompt tokens of a request (characters / 4 plus per-message and tool-schema overheads).
+pub fn estimate_request_tokens(messages: &[Message]) -> u64 {
+    150 + messages.iter().map(message_tokens).sum::<u64>()
+}
+
+/// What a strategy sees when it builds a request.
+#[derive(Clone, Copy, Debug)]
+pub struct ContextInput<'a> {
+    /// The whole transcript: system prompt, task prompt, then every later message.
+    pub messages: &'a [Message],
+    /// The sample: prompt, expected outputs, dependencies.
+    pub spec: &'a SampleSpec,
+    /// The answers collected so far.
+    pub answers: &'a Answers,
+    /// Token estimates.
+    pub estimator: TokenEstimator,
+}
+
+/// An extra call a strategy needs before it can build the next request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuxiliaryRequest {
+    /// What it is for.
+    pub kind: RequestKind,
+    /// Its messages.
+    pub messages: Vec<Message>,
+    /// Its completion limit.
+    pub max_tokens: u32,
+}
+
+/// What a strategy wants sent next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    /// The messages of the next turn.
+    Send(Vec<Message>),
+    /// This call first; its reply goes to [`StrategyState::on_auxiliary_reply`], then plan again.
+    Auxiliary(AuxiliaryRequest),
+}
+
+/// An assistant turn, as strategies observe it.
+#[derive(Clone, Copy, Debug)]
+pub struct TurnEvent<'a> {
+    /// 0-based turn.
+    pub turn: usize,
+    /// Where the assistant message sits in the transcript.
+    pub message_index: usize,
+    /// The content (reasoning excluded).
+    pub content: &'a str,
+    /// Names whose answers this turn set.
+    pub updated: &'a [String],
+    /// All answers after this turn.
+    pub answers: &'a Answers,
+}
+
+/// An executed tool call and its result.
+#[derive(Clone, Copy, Debug)]
+pub struct CallEvent<'a> {
+    /// 0-based turn.
+    pub turn: usize,
+    /// Where the calling assistant message sits in the transcript.
+    pub assistant_index: usize,
+    /// Where the tool result sits in the transcript.
+    pub result_index: usize,
+    /// The tool name.
+    pub name: &'a str,
+    /// The arguments as sent back.
+    pub arguments: &'a str,
+    /// The tool's result.
+    pub result: &'a str,
+    /// Requirement ids the call declared that resolved.
+    pub anchors: &'a [String],
+    /// Requirement ids the call declared that did not resolve.
+    pub rejected: &'a [String],
+    /// The calling turn's content.
+    pub content: &'a str,
+    /// All answers so far.
+    pub answers: &'a Answers,
+}
+
+/// A strategy's own record, kept beside the transcript and exported with the sample.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrategyState {
+    /// Strategies that need nothing beyond the transcript.
+    Stateless,
+    /// `acg-lite`'s append-only record.
+    AcgLite(AcgRecord),
+    /// `acg`'s evidence graph.
+    Acg(Box<AcgGraph>),
+    /// The summary strategies' current summary.
+    Summary(SummaryState),
+    /// `graph`'s dependencies and answer history.
+    Graph(GraphRecord),
+}
+
+impl StrategyState {
+    /// The empty record of `strategy` for a sample.
+    pub fn new(strategy: &Strategy, spec: &SampleSpec) -> StrategyState {
+        match strategy {
+            Strategy::AcgLite { .. } => StrategyState::AcgLite(AcgRecord::new(&spec.expected)),
+            Strategy::Acg { .. } => StrategyState::Acg(Box::new(AcgGraph::new(spec))),
+            Strategy::Summary { .. } | Strategy::MaskSummary { .. } => StrategyState::Summary(SummaryState::default()),
+            Strategy::Graph => StrategyState::Graph(GraphRecord::new(spec)),
+            Strategy::Full | Strategy::Mask { .. } | Strategy::Window { .. } => StrategyState::Stateless,
+        }
+    }
+
+    /// Hears an assistant turn (before its tool calls).
+    pub fn observe_turn(&mut self, event: &TurnEvent<'_>) {
+        match self {
+            StrategyState::AcgLite(record) => record.record_turn(event.turn, event.content, event.updated, event.answers),
+            StrategyState::Acg(graph) => graph.observe_turn(event),
+            StrategyState::Graph(record) => record.observe_turn(event),
+            StrategyState::Stateless | StrategyState::Summary(_) => {}
+        }
+    }
+
+    /// Hears an executed tool call.
+    pub fn observe_call(&mut self, event: &CallEvent<'_>) {
+        match self {
+            StrategyState::AcgLite(record) => record.record_call(event.turn, event.arguments, event.result, event.content, event.answers),
+            StrategyState::Acg(graph) => graph.observe_call(event),
+            _ => {}
+        }
+    }
+
+    /// Hears a repair message the harness added.
+    pub fn observe_repair(&mut self, turn: usize, message_index: usize, text: &str) {
+        if let StrategyState::Acg(graph) = self {
+            graph.observe_repair(turn, message_index, text);
+        }
+    }
+
+    /// What to send next under `strategy`.
+    pub fn plan(&self, strategy: &Strategy, input: &ContextInput<'_>) -> Plan {
+        match (strategy, self) {
+            (Strategy::Full, _) => Plan::Send(full::messages(input)),
+            (Strategy::AcgLite { budget_tokens }, StrategyState::AcgLite(record)) => Plan::Send(acg_lite::messages(record, *budget_tokens, input)),
+            (Strategy::Acg { budget_tokens }, StrategyState::Acg(graph)) => Plan::Send(graph.messages(*budget_tokens, input)),
+            (Strategy::Mask { keep }, _) => Plan::Send(mask::messages(input.messages, *keep)),
+            (Strategy::Window { exchanges }, _) => Plan::Send(window::messages(input.messages, *exchanges)),
+            (Strategy::Summary { trigger_tokens, keep_exchanges, summary_tokens }, StrategyState::Summary(state)) => {
+                state.plan(input, input.messages.to_vec(), summary::Limits { trigger_tokens: *trigger_tokens, keep_exchanges: *keep_exchanges, summary_tokens: *summary_tokens })
+            }
+            (Strategy::MaskSummary { keep, trigger_tokens, keep_exchanges, summary_tokens }, StrategyState::Summary(state)) => mask_summary::plan(
+                state,
+                input,
+                *keep,
+                summary::Limits { trigger_tokens: *trigger_tokens, keep_exchanges: *keep_exchanges, summary_tokens: *summary_tokens },
+            ),
+            (Strategy::Graph, StrategyState::Graph(record)) => Plan::Send(record.messages(input)),
+            // A record of another strategy (never built by the session): fall back to the whole conversation.
+            _ => Plan::Send(full::messages(input)),
+        }
+    }
+
+    /// Takes the reply of an auxiliary call this state asked for.
+    pub fn on_auxiliary_reply(&mut self, strategy: &Strategy, input: &ContextInput<'_>, content: &str) {
+        if let StrategyState::Summary(state) = self {
+            let (keep_exchanges, masked) = match strategy {
+                Strategy::Summary { keep_exchanges, .. } => (*keep_exchanges, None),
+                Strategy::MaskSummary { keep, keep_exchanges, .. } => (*keep_exchanges, Some(*keep)),
+                _ => return,
+            };
+            let base = match masked {
+                Some(keep) => mask::messages(input.messages, keep),
+                None => input.messages.to_vec(),
+            };
+            state.accept(&base, keep_exchanges, content);
+        }
+    }
+
+    /// The record as JSON, when the strategy keeps one.
+    pub fn to_json(&self) -> Option<Value> {
+        match self {
+            StrategyState::Stateless => None,
+            StrategyState::AcgLite(record) => Some(record.to_json()),
+            StrategyState::Acg(graph) => Some(graph.to_json()),
+            StrategyState::Summary(state) => Some(state.to_json()),
+            StrategyState::Graph(record) => Some(record.to_json()),
+        }
+    }
+}
+
+/// The exchanges after the prompt: each starts at an assistant message and holds everything up to the next one
+/// (its tool results, a repair message). Messages between the prompt and the first assistant message, if any,
+/// form an exchange of their own. Ranges index the transcript.
+pub fn exchanges(messages: &[Message]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let start = messages.len().min(2);
+    let mut current = start;
+    for (i, message) in messages.iter().enumerate().skip(start) {
+        if message.role == Role::Assistant && i > current {
+            out.push(current..i);
+            current = i;
+        }
+    }
+    if current < messages.len() {
+        out.push(current..messages.len());
+    }
+    out
+}
+
+/// The system prompt and the task prompt: the first two messages.
+pub fn head(messages: &[Message]) -> Vec<Message> {
+    messages.iter().take(2).cloned().collect()
+}
+
+/// The head with `text` appended to the task prompt after a blank line.
+pub fn head_with_view(messages: &[Message], text: &str) -> Vec<Message> {
+    let mut out = head(messages);
+    if let Some(user) = out.get_mut(1) {
+        user.content = format!("{}\n\n{}", user.content, text);
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Hand-made transcripts shared by the strategies' tests.
+    use super::*;
+    use crate::engine::agent::chat::ToolCall;
+
+    /// A sample over `prompt` (truth 1).
+    pub fn spec(prompt: &str) -> SampleSpec {
+        SampleSpec::from_json(&json!({"prompt": prompt, "ground_truth": 1}), 0).expect("a valid sample")
+    }
+
+    /// The strategy input over a transcript, uncalibrated.
+    pub fn input<'a>(messages: &'a [Message], spec: &'a SampleSpec, answers: &'a Answers) -> ContextInput<'a> {
+        ContextInput { messages, spec, answers, estimator: TokenEstimator::default() }
+    }
+
+    /// `[system, user(prompt)]`.
+    pub fn start(prompt: &str) -> Vec<Message> {
+        vec![Message::new(Role::System, "sys"), Message::new(Role::User, prompt)]
+    }
+
+    /// Appends an assistant turn with `calls` calculator calls and their results (`result` each).
+    pub fn exchange(messages: &mut Vec<Message>, turn: usize, content: &str, results: &[&str]) {
+        let mut assistant = Message::new(Role::Assistant, content);
+        for (k, _) in results.iter().enumerate() {
+            assistant.tool_calls.push(ToolCall { id: format!("c{turn}_{k}"), name: "calculator".into(), arguments: format!("{{\"expressions\": [\"{turn} + {k}\"]}}") });
+        }
+        messages.push(assistant);
+        for (k, result) in results.iter().enumerate() {
+            let mut tool = Message::new(Role::Tool, *result);
+            tool.tool_call_id = Some(format!("c{turn}_{k}"));
+            tool.name = Some("calculator".into());
+            messages.push(tool);
+        }
+    }
+
+    /// Checks the invariants every request must keep: it starts with the system prompt and the task prompt
+    /// (possibly extended), every tool result follows the assistant message that called it, every call has its
+    /// result, and every other message is a transcript message kept whole or a harness-made message.
+    pub fn assert_well_formed(sent: &[Message], transcript: &[Message]) {
+        assert!(sent.len() >= 2, "a request keeps the system prompt and the task prompt");
+        assert_eq!(sent[0], transcript[0]);
+        assert!(sent[1].content.starts_with(&transcript[1].content), "the task prompt is never cut");
+        let mut open: Vec<String> = Vec::new();
+        for (i, m) in sent.iter().enumerate() {
+            match m.role {
+                Role::Assistant => {
+                    assert!(open.is_empty(), "calls {open:?} have no result before message {i}");
+                    open = m.tool_calls.iter().map(|c| c.id.clone()).collect();
+                }
+                Role::Tool => {
+                    let id = m.tool_call_id.clone().unwrap_or_default();
+                    let at = open.iter().position(|o| *o == id);
+                    assert!(at.is_some(), "tool result {id} at {i} does not follow its call");
+                    open.retain(|o| *o != id);
+                }
+                _ => assert!(open.is_empty(), "calls {open:?} have no result before message {i}"),
+            }
+            if i >= 2 && m.purpose.as_deref() != Some("summary") {
+                let whole = transcript.iter().any(|t| t == m);
+                let masked = m.role == Role::Tool && transcript.iter().any(|t| t.tool_call_id == m.tool_call_id && t.role == Role::Tool);
+                assert!(whole || masked, "message {i} is neither a transcript message nor a masked tool result: {m:?}");
+            }
+        }
+        assert!(open.is_empty(), "calls {open:?} have no result");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_strategy_parses_its_defaults_and_prints_back() {
+        for info in registry() {
+            let strategy = Strategy::parse(info.name).expect(info.name);
+            assert_eq!(strategy.name(), info.name);
+            assert_eq!(strategy.params().len(), info.params.len(), "{}", info.name);
+            for (param, (key, value)) in info.params.iter().zip(strategy.params()) {
+                assert_eq!((param.key, param.default), (key, value));
+                assert!(param.min <= param.default && param.default <= param.max, "{} {}", info.name, param.key);
+            }
+            assert_eq!(Strategy::parse(&strategy.to_string()), Ok(strategy.clone()), "{strategy}");
+            assert!(!info.description.is_empty());
+        }
+        assert_eq!(registry().len(), 8);
+    }
+
+    #[test]
+    fn parameters_override_defaults_in_both_spellings() {
+        assert_eq!(Strategy::parse("mask:keep=3"), Ok(Strategy::Mask { keep: 3 }));
+        assert_eq!(Strategy::parse(" window : exchanges = 2 "), Ok(Strategy::Window { exchanges: 2 }));
+        let parts = vec![("trigger_tokens".to_string(), "1_000".to_string())];
+        assert_eq!(
+            Strategy::from_parts("summary", &parts),
+            Ok(Strategy::Summary { trigger_tokens: 1000, keep_exchanges: 4, summary_tokens: 1024 })
+        );
+        assert_eq!(Strategy::parse("mask+summary:keep=2").map(|s| s.to_string()).as_deref(), Ok("mask+summary:keep=2,trigger_tokens=8000,keep_exchanges=4,summary_tokens=1024"));
+    }
+
+    #[test]
+    fn unknown_names_and_bad_parameters_are_typed_errors() {
+        assert!(matches!(Strategy::parse("fifo"), Err(StrategyError::UnknownStrategy { name, known }) if name == "fifo" && known.contains("mask+summary")));
+        assert!(matches!(Strategy::parse("mask:window=3"), Err(StrategyError::UnknownParameter { key, .. }) if key == "window"));
+        assert!(matches!(Strategy::parse("full:keep=3"), Err(StrategyError::UnknownParameter { known, .. }) if known == "it takes none"));
+        assert!(matches!(Strategy::parse("mask:keep=many"), Err(StrategyError::NotANumber { value, .. }) if value == "many"));
+        assert!(matches!(Strategy::parse("window:exchanges=0"), Err(StrategyError::OutOfRange { value: 0, min: 1, .. })));
+        assert!(matches!(Strategy::parse("mask:keep"), Err(StrategyError::Syntax { .. })));
+        assert!(matches!(Strategy::parse("mask:keep=1,keep=2"), Err(StrategyError::Duplicate { .. })));
+        assert_eq!(Strategy::parse("window:exchanges=0").unwrap_err().to_string(), "parameter `exchanges` of `window` must be between 1 and 1000000, got 0");
+    }
+
+    #[test]
+    fn old_results_that_say_acg_read_as_acg_lite() {
+        assert_eq!(Strategy::from_results("acg", None, Some(3000)), Ok(Strategy::AcgLite { budget_tokens: 3000 }));
+        assert_eq!(Strategy::from_results("acg", Some(&json!({"budget_tokens": 5000})), None), Ok(Strategy::Acg { budget_tokens: 5000 }));
+        assert_eq!(Strategy::from_results("full", None, None), Ok(Strategy::Full));
+        assert_eq!(Strategy::from_results("mask", Some(&json!({"keep": 4})), None), Ok(Strategy::Mask { keep: 4 }));
+    }
+
+    #[test]
+    fn exchanges_start_at_assistant_messages_and_keep_their_results() {
+        let mut messages = testing::start("p");
+        testing::exchange(&mut messages, 0, "a", &["r0", "r1"]);
+        messages.push(Message::new(Role::Assistant, "no calls"));
+        messages.push(Message::new(Role::User, "repair").with_purpose("repair:final_answer"));
+        testing::exchange(&mut messages, 2, "b", &["r2"]);
+        assert_eq!(exchanges(&messages), vec![2..5, 5..7, 7..9]);
+        assert_eq!(exchanges(&messages[..2]), Vec::<Range<usize>>::new());
+    }
+}

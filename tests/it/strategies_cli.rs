@@ -1,0 +1,152 @@
+//! Every registered strategy end to end through the command line: `arbigraph probe-server` on a free port,
+//! `arbigraph eval --strategy …` against it, and `arbigraph grade --compare` over all the runs.
+
+use crate::strategies_probe::multichain;
+use crate::support::{arbigraph, arbigraph_binary, free_port, scratch};
+use arbigraph_studio::engine::agent::strategy::registry;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The probe server, stopped (by its own handle) when dropped.
+struct ProbeServer {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for ProbeServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_probe(dataset: &Path, noise: u32) -> ProbeServer {
+    let port = free_port();
+    let mut child = Command::new(arbigraph_binary())
+        .args(["probe-server", "--port", &port.to_string(), "--noise", &noise.to_string(), "--noise-chars", "400", "--dataset"])
+        .arg(dataset)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the probe server starts");
+    let stderr = child.stderr.take().expect("its stderr");
+    let server = ProbeServer { child, port };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut line = String::new();
+    let mut reader = BufReader::new(stderr);
+    while Instant::now() < deadline {
+        line.clear();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        if line.contains("listening on") {
+            // Keep draining stderr in the background so the server never blocks on a full pipe.
+            std::thread::spawn(move || for _ in reader.lines() {});
+            return server;
+        }
+    }
+    panic!("the probe server did not start: {line}");
+}
+
+fn eval(server: &ProbeServer, dataset: &Path, strategy: &[&str], output: &Path) -> (i32, String) {
+    let url = format!("http://127.0.0.1:{}/v1", server.port);
+    let mut args = vec!["eval", "--dataset", dataset.to_str().unwrap(), "--base-url", &url, "--model", "probe", "--concurrency", "2"];
+    args.extend_from_slice(strategy);
+    args.extend_from_slice(&["--max-tokens", "1024", "--repair-max-tokens", "2048", "-o", output.to_str().unwrap()]);
+    let (code, _, stderr) = arbigraph(&args);
+    (code, stderr)
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("results written")).expect("results are JSON")
+}
+
+#[test]
+fn every_strategy_runs_through_eval_against_the_probe_server_and_compares_in_one_table() {
+    let dir = scratch("strategies-cli");
+    let dataset = dir.join("multichain.json");
+    std::fs::write(&dataset, json!({"summary": {"mode": "multi_chain"}, "samples": multichain(2)}).to_string()).unwrap();
+    let server = start_probe(&dataset, 1);
+    let mut outputs: Vec<PathBuf> = Vec::new();
+    for info in registry() {
+        let spec = match info.name {
+            "summary" => "summary:trigger_tokens=1200,keep_exchanges=2".to_string(),
+            "mask+summary" => "mask+summary:keep=2,trigger_tokens=1200,keep_exchanges=2".to_string(),
+            name => name.to_string(),
+        };
+        let output = dir.join(format!("{}.json", info.name.replace('+', "-")));
+        let (code, stderr) = eval(&server, &dataset, &["--strategy", &spec], &output);
+        assert_eq!(code, 0, "{spec}: {stderr}");
+        let results = read(&output);
+        assert_eq!(results["summary"]["generation_params"]["strategy"], info.name);
+        let samples = results["samples"].as_array().unwrap();
+        assert_eq!(samples.len(), 2);
+        for s in samples {
+            assert_eq!(s["agent_status"], "success", "{spec}: {}", s["agent_error"]);
+            assert_eq!(s["strategy"], info.name);
+            assert_eq!(s["strategy_params"].as_object().map(|m| m.len()), Some(info.params.len()));
+            let requests = s["requests"].as_array().unwrap();
+            assert!(requests.iter().all(|r| r["prompt_tokens_reported"].is_u64() && r["messages"].as_u64().unwrap() >= 2), "{spec}");
+            let aux = requests.iter().filter(|r| r["kind"] == "summary").count() as u64;
+            assert_eq!(aux, s["usage"]["auxiliary_calls"].as_u64().unwrap());
+            if info.name.contains("summary") {
+                assert!(aux > 0, "{spec} summarised");
+                assert!(s["strategy_record"]["summaries"].as_array().is_some_and(|l| !l.is_empty()));
+            }
+        }
+        outputs.push(output);
+    }
+    let mut args = vec!["grade".to_string(), "--markdown".to_string(), "--compare".to_string()];
+    args.extend(outputs.iter().map(|p| p.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, table, stderr) = arbigraph(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<&str> = table.lines().skip(2).collect();
+    assert_eq!(rows.len(), registry().len(), "{table}");
+    assert!(rows[0].contains("| full |") && rows[0].contains("baseline"), "{table}");
+    assert!(table.contains("| graph |") && table.contains("100.0% 16/16"), "graph keeps every node: {table}");
+}
+
+#[test]
+fn strategy_parameters_are_checked_recorded_and_listed_in_the_help() {
+    let dir = scratch("strategies-cli-params");
+    let dataset = dir.join("multichain.json");
+    std::fs::write(&dataset, json!({"summary": {}, "samples": multichain(1)}).to_string()).unwrap();
+    let server = start_probe(&dataset, 0);
+    let output = dir.join("window.json");
+    let (code, stderr) = eval(&server, &dataset, &["--strategy", "window:exchanges=4", "--strategy-param", "exchanges=1"], &output);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(read(&output)["samples"][0]["strategy_params"], json!({"exchanges": 1}));
+    // Resuming with other parameters is refused.
+    let (code, stderr) = eval(&server, &dataset, &["--strategy", "window"], &output);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("the strategy was window:exchanges=1 and is now window:exchanges=8"), "{stderr}");
+    let (code, stderr) = eval(&server, &dataset, &["--strategy", "fifo"], &dir.join("x.json"));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown context strategy `fifo`") && stderr.contains("mask+summary"), "{stderr}");
+    let (code, stderr) = eval(&server, &dataset, &["--strategy", "mask:keep=-1"], &dir.join("y.json"));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("must be a whole number"), "{stderr}");
+    let (_, help, _) = arbigraph(&["eval", "--help"]);
+    for info in registry() {
+        assert!(help.contains(info.name), "eval --help names {}", info.name);
+        for p in info.params {
+            assert!(help.contains(&format!("{}={}", p.key, p.default)), "eval --help gives {}'s default {}", info.name, p.key);
+        }
+    }
+}
+
+#[test]
+fn the_docs_list_every_strategy_with_its_parameter_defaults() {
+    let doc = std::fs::read_to_string(crate::support::root().join("docs/CONTEXT_STRATEGIES.md")).expect("the strategies doc");
+    for info in registry() {
+        assert!(doc.contains(&format!("| `{}` |", info.name)), "the registry table lists {}", info.name);
+        for p in info.params {
+            assert!(doc.contains(&format!("`{}` ({}", p.key, p.default)), "the doc gives {}'s default {}", info.name, p.key);
+        }
+    }
+    assert!(doc.contains("<!-- strategy-matrix:begin -->") && doc.contains("<!-- strategy-matrix:end -->"));
+}
