@@ -225,8 +225,7 @@ impl Job {
             Work::Generate { config, order, next } => {
                 let mut samples = Vec::new();
                 let end = (*next + units.max(1)).min(order.len());
-                for index in *next..end {
-                    let (target, sample) = order[index];
+                for (index, &(target, sample)) in order.iter().enumerate().take(end).skip(*next) {
                     match generate::generate_sample(config, registry, target, sample) {
                         Ok(made) => samples.push(record_of(config, index, &made)),
                         Err(e) => {

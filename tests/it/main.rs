@@ -15,6 +15,7 @@ mod cli_scale;
 mod generation;
 mod grading_at_scale;
 mod image;
+mod image_eval;
 mod math_reference;
 mod python_conformance;
 mod python_semantics;

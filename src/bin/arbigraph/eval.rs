@@ -164,6 +164,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if samples.is_empty() {
         return Err(format!("{}: the dataset has no samples", args.dataset.display()));
     }
+    // Pictures stored as files beside the dataset travel as data URLs, like inline ones.
+    let base_dir = args.dataset.parent().unwrap_or(Path::new("."));
+    for (index, sample) in samples.iter_mut().enumerate() {
+        inline_image_files(sample, base_dir).map_err(|e| format!("{}: sample {index}: {e}", args.dataset.display()))?;
+    }
     let dataset_summary = dataset.get("summary").cloned().unwrap_or(json!({}));
     let first_config = config_for(&samples[0], args, &strategy);
     let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
@@ -295,6 +300,21 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         return Err(format!("{unfinished} samples did not finish (a worker stopped); run the same command again to continue"));
     }
     Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Replaces each `images[].file` of a sample by a `data_url` with the file's bytes (read relative to `base_dir`).
+fn inline_image_files(sample: &mut Value, base_dir: &Path) -> Result<(), String> {
+    let Some(images) = sample.get_mut("images").and_then(Value::as_array_mut) else { return Ok(()) };
+    for entry in images {
+        if entry.get("data_url").is_some() {
+            continue;
+        }
+        let Some(file) = entry.get("file").and_then(Value::as_str) else { continue };
+        let path = base_dir.join(file);
+        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read the picture {}: {e}", path.display()))?;
+        entry["data_url"] = json!(arbigraph_studio::engine::dataset::data_url(&bytes));
+    }
+    Ok(())
 }
 
 /// Writes the whole results file to a temporary sibling and renames it over the target.

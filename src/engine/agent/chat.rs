@@ -56,12 +56,44 @@ pub struct Message {
     pub name: Option<String>,
     /// What the harness added this message for (`repair:cutoff`, …), if it is a harness message.
     pub purpose: Option<String>,
+    /// Pictures sent with a user message (an image task's picture), after its text, in order.
+    pub images: Vec<ImagePart>,
+}
+
+/// A picture attached to a user message. Whether it is sent again is the strategy's choice of whole messages:
+/// a strategy keeps or drops the message, never the picture alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImagePart {
+    /// Where the picture is: a `data:image/png;base64,…` URL in our datasets.
+    pub url: String,
+    /// Pixel width, for token estimates.
+    pub width: u32,
+    /// Pixel height, for token estimates.
+    pub height: u32,
+    /// The text sent just before it, e.g. `Image 1 (Task 3):`.
+    pub label: String,
+}
+
+impl ImagePart {
+    /// Prompt tokens a vision model charges for the picture, by the common tiling rule: fit in 2048x2048,
+    /// scale the short side down to 768, then 170 tokens per 512-pixel tile plus 85.
+    pub fn estimated_tokens(&self) -> u64 {
+        let (mut w, mut h) = (f64::from(self.width.max(1)), f64::from(self.height.max(1)));
+        let fit = (2048.0 / w.max(h)).min(1.0);
+        w *= fit;
+        h *= fit;
+        let short = (768.0 / w.min(h)).min(1.0);
+        w *= short;
+        h *= short;
+        let tiles = (w / 512.0).ceil() * (h / 512.0).ceil();
+        85 + 170 * tiles as u64
+    }
 }
 
 impl Message {
     /// A plain message.
     pub fn new(role: Role, content: impl Into<String>) -> Message {
-        Message { role, content: content.into(), reasoning: None, tool_calls: Vec::new(), tool_call_id: None, name: None, purpose: None }
+        Message { role, content: content.into(), reasoning: None, tool_calls: Vec::new(), tool_call_id: None, name: None, purpose: None, images: Vec::new() }
     }
 
     /// The same message, marked with what the harness added it for.
@@ -161,3 +193,18 @@ pub struct ChatReply {
     pub latency_ms: Option<u64>,
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picture_tokens_follow_the_tiling_rule() {
+        let part = |width, height| ImagePart { url: String::new(), width, height, label: String::new() };
+        // 2000x1400 scales to 1097x768: 3 x 2 tiles.
+        assert_eq!(part(2000, 1400).estimated_tokens(), 85 + 170 * 6);
+        assert_eq!(part(512, 512).estimated_tokens(), 85 + 170);
+        // 4000x1000 fits 2048x512: 4 x 1 tiles.
+        assert_eq!(part(4000, 1000).estimated_tokens(), 85 + 170 * 4);
+    }
+}

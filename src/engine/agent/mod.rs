@@ -24,14 +24,11 @@ pub mod session;
 pub mod strategy;
 pub mod toolcalls;
 
-/// The strategies' former module name, kept so code written against it (the browser's Evaluate page) still
-/// builds; new code uses `strategy`.
-
-pub use chat::{ChatReply, ChatRequest, Message, ReplyToolCall, RequestKind, Role, ToolArguments, ToolCall, Usage};
+pub use chat::{ChatReply, ChatRequest, ImagePart, Message, ReplyToolCall, RequestKind, Role, ToolArguments, ToolCall, Usage};
 pub use config::{AgentConfig, Budgets};
 pub use driver::{run_episode, run_to_end, send_with_retries, CallFailure, ChatBackend, EpisodeEnd, EpisodeEvent};
 pub use endpoint::{Endpoint, Secret};
 pub use error::AgentError;
 pub use retry::RetryPolicy;
-pub use session::{estimate_tokens, turn_text, AgentInput, AgentRecord, AgentSession, RepairCounts, RequestLog, Status, Step, UsageTotals, CHARS_PER_TOKEN};
+pub use session::{estimate_tokens, turn_text, AgentInput, ImageInputError, InputError, AgentRecord, AgentSession, RepairCounts, RequestLog, Status, Step, UsageTotals, CHARS_PER_TOKEN};
 pub use strategy::{Strategy, StrategyError};

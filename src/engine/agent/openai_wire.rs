@@ -63,6 +63,15 @@ fn message_json(message: &Message) -> Value {
                 m.insert("name".into(), json!(name));
             }
         }
+        _ if !message.images.is_empty() => {
+            // OpenAI-style content parts: the text, then each picture after its label.
+            let mut parts = vec![json!({"type": "text", "text": message.content})];
+            for image in &message.images {
+                parts.push(json!({"type": "text", "text": image.label}));
+                parts.push(json!({"type": "image_url", "image_url": {"url": image.url}}));
+            }
+            m.insert("content".into(), Value::Array(parts));
+        }
         _ => {
             m.insert("content".into(), json!(message.content));
         }
@@ -314,4 +323,26 @@ mod tests {
         assert_eq!(parts.content, "ab");
         assert_eq!(parts.usage, Usage::default());
     }
+
+    #[test]
+    fn pictures_go_as_content_parts_after_the_prompt_text() {
+        let mut user = Message::new(Role::User, "Follow the path.");
+        user.images.push(crate::engine::agent::ImagePart { url: "data:image/png;base64,AAAA".into(), width: 2000, height: 1400, label: "Image 1 (Task 1):".into() });
+        let request = ChatRequest {
+            messages: vec![Message::new(Role::System, "s"), user],
+            max_tokens: 100,
+            temperature: 0.0,
+            top_p: 1.0,
+            repair: false,
+            turn: 0,
+            kind: crate::engine::agent::RequestKind::Turn,
+        };
+        let body = request_json(&request, "m");
+        assert_eq!(
+            body["messages"][1]["content"],
+            json!([{"type": "text", "text": "Follow the path."}, {"type": "text", "text": "Image 1 (Task 1):"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}])
+        );
+        assert_eq!(body["messages"][0]["content"], "s", "messages without pictures keep plain content");
+    }
+
 }

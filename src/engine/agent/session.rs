@@ -4,7 +4,7 @@
 //! summary): the session returns it as `Step::Auxiliary`, the driver sends it like any request, and its reply
 //! goes to `on_reply` too. Nothing here awaits, reads a clock or touches the network; `driver` runs it.
 
-use super::chat::{ChatReply, ChatRequest, Message, RequestKind, Role, ToolArguments, ToolCall};
+use super::chat::{ImagePart, ChatReply, ChatRequest, Message, RequestKind, Role, ToolArguments, ToolCall};
 use super::config::{AgentConfig, Budgets};
 use super::error::AgentError;
 use super::strategy::{estimate_request_tokens, CallEvent, ContextInput, Plan, Strategy, StrategyState, TokenEstimator, TurnEvent};
@@ -101,12 +101,49 @@ pub struct RequestLog {
 pub struct AgentInput {
     /// Prompt, expected outputs, graded target and truths per output name.
     pub spec: SampleSpec,
+    /// The sample's pictures (image tasks), sent with the prompt.
+    pub images: Vec<ImagePart>,
+}
+
+/// Why a sample's pictures cannot be sent.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ImageInputError {
+    #[error("sample {index}: image {image} is stored as the file `{file}`; give the sample a data URL first (the CLI reads files beside the dataset)")]
+    NotInline { index: usize, image: usize, file: String },
+    #[error("sample {index}: image {image} has no `data_url`")]
+    Missing { index: usize, image: usize },
+}
+
+/// Why a dataset sample cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Image(#[from] ImageInputError),
 }
 
 impl AgentInput {
-    /// Reads a dataset sample (reference layout).
-    pub fn from_sample(sample: &Value, index: usize) -> Result<AgentInput, SpecError> {
-        Ok(AgentInput { spec: SampleSpec::from_json(sample, index)? })
+    /// Reads a dataset sample (reference layout), its pictures included (`images[].data_url`, sized by
+    /// `images[].metadata.width`/`height`).
+    pub fn from_sample(sample: &Value, index: usize) -> Result<AgentInput, InputError> {
+        let spec = SampleSpec::from_json(sample, index)?;
+        let mut images = Vec::new();
+        for (k, entry) in sample.get("images").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
+            let url = match (entry.get("data_url").and_then(Value::as_str), entry.get("file").and_then(Value::as_str)) {
+                (Some(url), _) => url.to_string(),
+                (None, Some(file)) => return Err(ImageInputError::NotInline { index, image: k + 1, file: file.to_string() }.into()),
+                (None, None) => return Err(ImageInputError::Missing { index, image: k + 1 }.into()),
+            };
+            let size = |key: &str| entry.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_u64).unwrap_or(1024) as u32;
+            let number = entry.get("image_index").and_then(Value::as_u64).unwrap_or(k as u64 + 1);
+            let label = match entry.get("task_number").and_then(Value::as_u64) {
+                Some(task) => format!("Image {number} (Task {task}):"),
+                None => format!("Image {number}:"),
+            };
+            images.push(ImagePart { url, width: size("width"), height: size("height"), label });
+        }
+        Ok(AgentInput { spec, images })
     }
 }
 
@@ -204,7 +241,9 @@ pub fn estimate_tokens(text: &str) -> u64 {
 impl AgentSession {
     /// Starts a sample: the first step is normally `Send` of `[system, user(prompt)]`.
     pub fn start(input: &AgentInput, config: &AgentConfig) -> (AgentSession, Step) {
-        let messages = vec![Message::new(Role::System, config.system_prompt.clone()), Message::new(Role::User, input.spec.prompt.clone())];
+        let mut prompt = Message::new(Role::User, input.spec.prompt.clone());
+        prompt.images = input.images.clone();
+        let messages = vec![Message::new(Role::System, config.system_prompt.clone()), prompt];
         let state = StrategyState::new(&config.strategy, &input.spec);
         let mut session = AgentSession {
             input: input.clone(),

@@ -358,9 +358,11 @@ impl TokenEstimator {
     }
 }
 
-/// Estimated tokens of one message (content, tool-call arguments, a per-message overhead).
+/// Estimated tokens of one message (content, tool-call arguments, pictures, a per-message overhead).
 pub fn message_tokens(message: &Message) -> u64 {
-    4 + estimate_tokens(&message.content) + message.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<u64>()
+    4 + estimate_tokens(&message.content)
+        + message.tool_calls.iter().map(|c| estimate_tokens(&c.arguments) + 8).sum::<u64>()
+        + message.images.iter().map(|i| i.estimated_tokens() + estimate_tokens(&i.label)).sum::<u64>()
 }
 
 /// Estimated prompt tokens of a request (characters / 4 plus per-message and tool-schema overheads).
