@@ -99,7 +99,7 @@ test('a chain built from the palette connects, refuses bad edges with reasons, u
     await page.waitForSelector(node(`task_${i}`));
   }
   await connect(page, 'task_1', 'task_2');
-  await page.waitForSelector(`${CANVAS} [data-edge="task_1->task_2"]`);
+  await page.waitForSelector(`${CANVAS} [data-edge="task_1->task_2"]`, { state: "attached" });
 
   // A list input cannot take a scalar: refused, with the reason at the pointer and in the notice line.
   await page.click(node('task_3'));
@@ -114,7 +114,7 @@ test('a chain built from the palette connects, refuses bad edges with reasons, u
   await page.click(node('task_3'));
   await page.selectOption('select[name="input_kind"]', 'scalar');
   await connect(page, 'task_2', 'task_3');
-  await page.waitForSelector(`${CANVAS} [data-edge="task_2->task_3"]`);
+  await page.waitForSelector(`${CANVAS} [data-edge="task_2->task_3"]`, { state: "attached" });
   assert.equal(await notice(page), '', 'a successful edit clears the refusal');
 
   // Closing the chain into a loop is refused with the cycle's path.
@@ -143,8 +143,9 @@ test('a chain built from the palette connects, refuses bad edges with reasons, u
   assert.ok(moved.task_2[1] > before.task_2[1] + 100, 'the node followed the mouse');
   await page.click('[data-testid="tidy"]');
   await page.waitForFunction((sel) => {
-    const ys = [...document.querySelectorAll(sel)].map((el) => Math.round(el.getBoundingClientRect().y));
-    return ys.length === 3 && ys.every((y) => y === ys[0]);
+    // Bottoms, not centres: the target's badge sits above its box.
+    const ys = [...document.querySelectorAll(sel)].map((el) => el.getBoundingClientRect().bottom);
+    return ys.length === 3 && ys.every((y) => Math.abs(y - ys[0]) < 3);
   }, `${CANVAS} .dg-scene [data-node-id]`);
   await page.click('[data-testid="undo"]');
   await page.waitForFunction(([sel, y]) => Math.abs(document.querySelector(sel).getBoundingClientRect().y - y) > 50, [node('task_2'), (await nodeCenters(page)).task_1[1]]);
@@ -257,7 +258,8 @@ test('pasting the 325-node example draws it without a main-thread task over 100 
     dt.setData('text/plain', t);
     document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
   }, text);
-  await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 325, `${CANVAS} .dg-scene [data-node-id]`);
+  await page.waitForFunction(() => /^325 nodes/.test(document.querySelector('[data-testid="counts"]').textContent));
+  await page.waitForSelector(`${CANVAS} .dg-scene [data-node-id]`);
   const drawnMs = await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok(performance.now() - window.__pasteStart))));
   await page.waitForTimeout(300);
   const longTasks = await page.evaluate(() => window.__longTasks);
@@ -266,6 +268,7 @@ test('pasting the 325-node example draws it without a main-thread task over 100 
   assert.ok(longest < 100, `no main-thread task over 100 ms (longest ${longest} ms)`);
   assert.match(await notice(page), /pasted 325 nodes/);
   await page.keyboard.press('f');
+  await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 325, `${CANVAS} .dg-scene [data-node-id]`);
   await shoot(page, 'large', 'light');
   await shoot(page, 'large', 'dark');
   await page.emulateMedia({ colorScheme: 'light' });
@@ -278,7 +281,7 @@ test('pasting the 325-node example draws it without a main-thread task over 100 
 test('a 1,000-node graph stays usable: pan, zoom and select respond', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);
-  await page.waitForSelector(`${CANVAS} [data-node-id]`);
+  await page.waitForSelector(CANVAS);
   await page.selectOption('select[data-testid="preset"]', 'random');
   await page.fill('.design-presets input[name="n"]', '1000');
   await page.click('[data-testid="apply-preset"]');
@@ -305,8 +308,18 @@ test('a 1,000-node graph stays usable: pan, zoom and select respond', async () =
   assert.notEqual(await transform(), before, 'space+drag panned');
   report('pan', await frames());
 
+  // Back to the whole graph, then zoom in around one node: it stays under the pointer and takes a click.
+  await page.keyboard.press('f');
   const zoomBefore = await page.textContent('[data-testid="zoom"]');
-  const mid = await onCanvas(page, 0.5, 0.5);
+  const first = await (await page.waitForFunction((sel) => {
+    const c = document.querySelector(sel).getBoundingClientRect();
+    const inside = [...document.querySelectorAll(`${sel} .dg-scene [data-node-id]`)].find((el) => {
+      const b = el.getBoundingClientRect();
+      return b.left > c.left + 60 && b.right < c.right - 260 && b.top > c.top + 60 && b.bottom < c.bottom - 60;
+    });
+    return inside?.getAttribute('data-node-id');
+  }, CANVAS)).jsonValue();
+  const mid = await center(page, node(first));
   await page.mouse.move(mid.x, mid.y);
   for (let i = 0; i < 12; i++) {
     await page.mouse.wheel(0, -120);
@@ -314,8 +327,9 @@ test('a 1,000-node graph stays usable: pan, zoom and select respond', async () =
   await page.waitForFunction((z) => document.querySelector('[data-testid="zoom"]').textContent !== z, zoomBefore);
   report('wheel zoom', await frames());
   await page.waitForSelector(`${CANVAS} .dn-title`);
-
-  const first = await page.locator(`${CANVAS} .dg-scene [data-node-id]`).first().getAttribute('data-node-id');
+  const zoomed = await center(page, node(first));
+  assert.ok(Math.hypot(zoomed.x - mid.x, zoomed.y - mid.y) < 40, `the node stayed under the pointer (${zoomed.x - mid.x}, ${zoomed.y - mid.y})`);
+  assert.ok(first, 'some node is drawn inside the canvas');
   await page.click(node(first));
   await page.waitForSelector(`${node(first)}.dn--selected`);
   assert.match(await page.textContent('[data-testid="counts"]'), /1 selected/);
@@ -359,7 +373,7 @@ test('a touch drag moves a node', async () => {
 test('the help overlay lists every shortcut and Escape closes it', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);
-  await page.waitForSelector(`${CANVAS} [data-node-id]`);
+  await page.waitForSelector(CANVAS);
   await page.click(CANVAS, { position: { x: 5, y: 5 } });
   await page.keyboard.press('?');
   await page.waitForSelector('[data-testid="help"]');

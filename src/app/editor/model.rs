@@ -370,6 +370,12 @@ impl EditorModel {
         let count = paste.ids.len();
         self.history.seal();
         self.apply(&format!("paste {}", plural(count, "node")), paste.edit, None, time_ms)?;
+        // A paste bigger than the view would land mostly out of sight: bring it into view.
+        let pasted = bounds(paste.ids.iter().filter_map(|id| self.graph.node(id)));
+        if let Some(b) = pasted.filter(|b| !self.viewport.visible().encloses(b)) {
+            self.viewport.fit(&b, FIT_MARGIN);
+            self.changes.view = true;
+        }
         self.set_selection(paste.ids.into_iter().collect());
         Ok(count)
     }
@@ -875,6 +881,17 @@ mod tests {
         model.undo();
         assert_eq!(model.graph().nodes().len(), 3);
         assert!(model.selection().is_empty(), "undone nodes leave the selection");
+    }
+
+    #[test]
+    fn a_paste_wider_than_the_view_brings_the_view_to_it() {
+        let mut model = editor();
+        let clip = crate::app::editor::presets::build("chain", &[("n".to_string(), "40".to_string())].into_iter().collect()).unwrap();
+        let zoom = model.viewport().zoom;
+        assert_eq!(model.paste(&clip, 0.0), Ok(40));
+        let pasted = bounds(model.graph().nodes()).unwrap();
+        assert!(model.viewport().zoom < zoom, "zoomed out to show the paste");
+        assert!(model.viewport().visible().encloses(&pasted), "the whole paste is in view");
     }
 
     #[test]

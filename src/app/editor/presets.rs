@@ -255,8 +255,9 @@ fn random_dag(n: usize, seed: u64, mix: &[String]) -> TaskGraph {
     for i in 0..n {
         let family = &mix[rng.index(mix.len())];
         let window = i.min(8);
-        let choice = if i == 0 || rng.index(8) == 0 { 0 } else if i >= 2 && rng.index(3) == 0 { 2 } else { 1 };
         let last = i + 1 == n;
+        // The target always takes an input, so a big random graph is never a lone target beside the rest.
+        let choice = if i == 0 || (!last && rng.index(8) == 0) { 0 } else if i >= 2 && rng.index(3) == 0 { 2 } else { 1 };
         let output = if last { None } else { Some("scalar") };
         let id = match choice {
             0 => b.task(family, Some("scalar"), output),

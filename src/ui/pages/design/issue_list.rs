@@ -17,7 +17,7 @@ pub fn IssueList() -> impl IntoView {
         let parse_errors = design.json_errors.get();
         let issues = design.issues.get();
         let total = parse_errors.len() + issues.len();
-        let mut rows: Vec<(Option<String>, &'static str, String)> = parse_errors.into_iter().map(|e| (None, "error", format!("JSON panel: {e}"))).collect();
+        let mut rows: Vec<(Option<String>, &'static str, String)> = parse_errors.into_iter().map(|e| (None, "error", e)).collect();
         rows.extend(issues.into_iter().map(|i| {
             let level = if i.severity == Severity::Error { "error" } else { "warning" };
             (i.node.map(|n| n.0), level, i.message)
