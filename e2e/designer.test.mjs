@@ -165,6 +165,19 @@ test('a chain built from the palette connects, refuses bad edges with reasons, u
   const dataset = JSON.parse(readFileSync(out, 'utf8'));
   assert.ok(dataset.samples.length > 0, 'the engine generated samples from the exported graph');
 
+  // DOT and SVG exports of the same graph.
+  const download = async (testid, name) => {
+    const wait = page.waitForEvent('download');
+    await page.click(`[data-testid="${testid}"]`);
+    const path = join(TMP, name);
+    await (await wait).saveAs(path);
+    return readFileSync(path, 'utf8');
+  };
+  const dot = await download('export-dot', 'chain.dot');
+  assert.match(dot, /digraph/);
+  assert.match(dot, /task_1[^\n]*->[^\n]*task_2/);
+  assert.match(await download('export-svg', 'chain.svg'), /<svg[\s\S]*task_3[\s\S]*<\/svg>/);
+
   // Autosave: a reload shows the same graph.
   await page.waitForFunction(() => (localStorage.getItem('arbigraph.design.current') ?? '').includes('"target_node":"task_3"'));
   await page.reload();
@@ -225,6 +238,14 @@ test('reference graphs open by button and by drop; broken files leave the graph 
   await page.waitForFunction(() => /huge\.json: 52428800 bytes is too large/.test(document.querySelector('[data-testid="notice"]').textContent));
   assert.equal((await exportJson(page, 'after-bad.json')).text, before.text, 'bad files leave the graph untouched');
 
+  // The recent list reopens the first file.
+  const recent = await page.$$eval('select[data-testid="recent"] option', (os) => os.map((o) => [o.value, o.textContent]));
+  const dag = recent.find(([, label]) => label.startsWith('dag200_mixed.json'));
+  assert.ok(dag, `dag200_mixed.json is among the recent graphs (${recent.map(([, l]) => l).join('; ')})`);
+  await page.selectOption('select[data-testid="recent"]', dag[0]);
+  await page.waitForFunction(() => /^325 nodes/.test(document.querySelector('[data-testid="counts"]').textContent));
+  assert.equal(await page.inputValue('select[data-testid="recent"]'), '', 'the picker is ready for the next choice');
+
   // A cycle imports and is shown as problems on its nodes; clicking one centres and selects its node.
   const cycle = { directed: true, multigraph: false, graph: { target_node: 'b' },
     nodes: [{ id: 'a', kind: 'task', family: 'math', input_kind: 'scalar', output_kind: 'scalar' },
@@ -238,6 +259,25 @@ test('reference graphs open by button and by drop; broken files leave the graph 
   assert.equal(await page.locator(`${CANVAS} .de--error`).count(), 2, 'both edges of the cycle are marked');
   await page.click('[data-testid="issues"] li[data-node-id="b"] >> nth=0');
   await page.waitForSelector(`${node('b')}.dn--selected`);
+  // Generation refuses a graph with errors, and says so.
+  await page.click('[data-testid="generate"]');
+  await page.waitForFunction(() => /the graph has \d+ error\(s\)/.test(document.querySelector('[data-testid="notice"]').textContent));
+  assert.match(page.url(), /#\/design/);
+  assert.deepEqual(errors, []);
+});
+
+test('generate from the canvas opens the samples in the instance browser', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector(CANVAS);
+  await page.selectOption('select[data-testid="preset"]', 'chain');
+  await page.click('[data-testid="apply-preset"]');
+  await page.waitForFunction(() => /No problems/.test(document.querySelector('.design-issues-summary').textContent));
+  await page.fill('.design-run input[name="spt"]', '3');
+  await page.locator('.design-run input[name="spt"]').dispatchEvent('change');
+  await page.click('[data-testid="generate"]');
+  await page.waitForFunction(() => location.hash.startsWith('#/browse'));
+  await page.waitForFunction(() => /samples generated/.test(document.body.textContent));
   assert.deepEqual(errors, []);
 });
 
@@ -271,6 +311,16 @@ test('pasting the 325-node example draws it without a main-thread task over 100 
   await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 325, `${CANVAS} .dg-scene [data-node-id]`);
   await shoot(page, 'large', 'light');
   await shoot(page, 'large', 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  // Zoomed in on the start of the graph: titles only, the minimap showing where the view is.
+  const left = await onCanvas(page, 0.08, 0.5);
+  await page.mouse.move(left.x, left.y);
+  for (let i = 0; i < 40 && parseInt(await page.textContent('[data-testid="zoom"]'), 10) < 35; i++) {
+    await page.mouse.wheel(0, -120);
+  }
+  await page.waitForSelector(`${CANVAS} .dn-title`);
+  await shoot(page, 'large-zoomed', 'light');
+  await shoot(page, 'large-zoomed', 'dark');
   await page.emulateMedia({ colorScheme: 'light' });
   // Undo removes the whole paste in one step.
   await page.keyboard.press('Control+z');

@@ -55,6 +55,16 @@ pub fn DesignPage() -> impl IntoView {
         Some(view! { <div class="design-popup" role="alert" style=format!("left:{:.0}px;top:{:.0}px", at.x + 14.0, at.y + 14.0)>{n.text}</div> })
     };
 
+    let empty = move || {
+        design.graph_rev.track();
+        design.read(|m| m.graph().nodes().is_empty()).then(|| view! {
+            <div class="design-empty" data-testid="empty-hint">
+                <p><strong>"An empty graph."</strong></p>
+                <p>"Drag a task from the palette here, start from a preset, or open or drop a node-link JSON file."</p>
+            </div>
+        })
+    };
+
     view! {
         <section class="page page-design" id="page-design">
             <div class="design-title">
@@ -70,6 +80,7 @@ pub fn DesignPage() -> impl IntoView {
                 <div class="design-stage">
                     <div class="design-stage-view">
                         <canvas::Canvas canvas_ref=canvas_ref />
+                        {empty}
                         <minimap::Minimap />
                         {popup}
                         <help::Help />

@@ -68,6 +68,8 @@ pub fn Toolbar() -> impl IntoView {
         if let Some(entry) = entry {
             design.open_text(entry.name, entry.json, OpenAs::Replace);
         }
+        // Back to "Recent…", so the same graph can be chosen again.
+        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
     };
 
     view! {
@@ -92,15 +94,15 @@ pub fn Toolbar() -> impl IntoView {
                 <label class="button design-file" title="Open a node-link JSON file (or drop one on the canvas)">
                     "Open…"<input type="file" data-testid="import" accept=".json,application/json" on:change=on_file />
                 </label>
-                <select class="design-recent" title="Recent graphs" on:change=open_recent prop:value="">
+                <select class="design-recent" data-testid="recent" title="Recent graphs" on:change=open_recent prop:value="">
                     <option value="">"Recent…"</option>
                     {move || design.recent.get().entries.into_iter().enumerate().map(|(i, e)| view! {
                         <option value=i.to_string()>{format!("{} ({} nodes)", e.name, e.nodes)}</option>
                     }).collect_view()}
                 </select>
                 <button data-testid="export-json" title="Download the node-link JSON" on:click=move |_| export("json")>"Export JSON"</button>
-                <button title="Download DOT for Graphviz" on:click=move |_| export("dot")>"DOT"</button>
-                <button title="Download an SVG drawing" on:click=move |_| export("svg")>"SVG"</button>
+                <button data-testid="export-dot" title="Download DOT for Graphviz" on:click=move |_| export("dot")>"DOT"</button>
+                <button data-testid="export-svg" title="Download an SVG drawing" on:click=move |_| export("svg")>"SVG"</button>
             </div>
             <div class="design-toolbar-group design-share">
                 <button data-testid="share-link" title="Make a link that carries the whole graph" on:click=share>"Share link"</button>
