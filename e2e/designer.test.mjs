@@ -388,7 +388,7 @@ test('a 1,000-node graph stays usable: pan, zoom and select respond', async () =
   assert.deepEqual(errors, []);
 });
 
-test('a touch drag moves a node', async () => {
+test('a touch drag moves a node and a two-finger pinch zooms', async () => {
   const profile = mkdtempSync(join(tmpdir(), 'arbigraph-touch-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -414,6 +414,20 @@ test('a touch drag moves a node', async () => {
     await page.waitForFunction(([sel, y]) => document.querySelector(sel).getBoundingClientRect().y > y + 40, [node('left'), start.y - 30]);
     const after = await center(page, node('left'));
     assert.ok(after.y - start.y > 50 && after.x - start.x > 40, `the node followed the finger (${after.x - start.x}, ${after.y - start.y})`);
+
+    // Two fingers moving apart zoom in.
+    const zoom = async () => parseInt(await page.textContent('[data-testid="zoom"]'), 10);
+    const zoomBefore = await zoom();
+    const box = await page.locator(CANVAS).boundingBox();
+    const cx = box.x + box.width * 0.5, cy = box.y + box.height * 0.75;
+    const fingers = (d) => [{ x: cx - d, y: cy, id: 1 }, { x: cx + d, y: cy, id: 2 }];
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: fingers(30) });
+    for (let d = 40; d <= 150; d += 10) {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(d) });
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await page.waitForFunction((z) => parseInt(document.querySelector('[data-testid="zoom"]').textContent, 10) > z * 2, zoomBefore);
+    assert.ok((await zoom()) > zoomBefore * 2, 'the pinch zoomed in');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
