@@ -8,6 +8,7 @@
 mod edit;
 mod node_link;
 mod random;
+mod structure;
 mod validate;
 
 pub use edit::{EditError, GraphEdit, Revert};
