@@ -39,6 +39,10 @@ pub struct DesignState {
     model: StoredValue<EditorModel>,
     /// Bumped when the graph changes.
     pub graph_rev: RwSignal<u64>,
+    /// Bumped a task after the graph changed: validation (and the problem list) run then, so a big paste
+    /// is drawn in one main-thread task and checked in the next, rather than both in one long task.
+    checked_rev: RwSignal<u64>,
+    check_pending: StoredValue<bool>,
     /// Bumped when the selection changes, or a move starts or ends (what the static drawing shows).
     pub selection_rev: RwSignal<u64>,
     /// Bumped when the viewport changes.
@@ -73,8 +77,9 @@ impl DesignState {
         let graph = restored().unwrap_or_else(|| import::open("diamond.json", FIRST_GRAPH).unwrap_or_default());
         let model = StoredValue::new(EditorModel::new(graph));
         let graph_rev = RwSignal::new(0u64);
+        let checked_rev = RwSignal::new(0u64);
         let issues = Memo::new(move |_| {
-            graph_rev.track();
+            checked_rev.track();
             model.with_value(|m| with_registry(|r| m.graph().issues(r)))
         });
         let marks = Memo::new(move |_| {
@@ -84,6 +89,8 @@ impl DesignState {
         DesignState {
             model,
             graph_rev,
+            checked_rev,
+            check_pending: StoredValue::new(false),
             selection_rev: RwSignal::new(0),
             view_rev: RwSignal::new(0),
             overlay_rev: RwSignal::new(0),
@@ -120,6 +127,7 @@ impl DesignState {
         let moving_changed = self.was_moving.try_update_value(|was| std::mem::replace(was, moving) != moving).unwrap_or(false);
         if changes.graph {
             self.graph_rev.update(|r| *r += 1);
+            self.schedule_check();
             self.schedule_autosave();
             if self.json_open.get_untracked() && !self.from_json_panel.get_value() {
                 self.refresh_json();
@@ -264,6 +272,21 @@ impl DesignState {
     /// True while a gesture is in progress.
     pub fn is_gesturing(&self) -> bool {
         self.read(|m| !matches!(m.gesture(), Gesture::Idle))
+    }
+
+    fn schedule_check(&self) {
+        if self.check_pending.get_value() {
+            return;
+        }
+        self.check_pending.set_value(true);
+        let state = *self;
+        set_timeout(
+            move || {
+                state.check_pending.set_value(false);
+                state.checked_rev.update(|r| *r += 1);
+            },
+            Duration::ZERO,
+        );
     }
 
     fn schedule_autosave(&self) {
