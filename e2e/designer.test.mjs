@@ -328,6 +328,37 @@ test('pasting the 325-node example draws it without a main-thread task over 100 
   assert.deepEqual(errors, []);
 });
 
+test('copy, cut and paste go through the clipboard as node-link JSON', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector(CANVAS);
+  await page.selectOption('select[data-testid="preset"]', 'chain');
+  await page.click('[data-testid="apply-preset"]');
+  await page.waitForFunction(() => /^\d+ nodes/.test(document.querySelector('[data-testid="counts"]').textContent));
+  const count = parseInt(await page.textContent('[data-testid="counts"]'), 10);
+  await page.click(CANVAS, { position: { x: 5, y: 5 } });
+  await page.keyboard.press('Control+a');
+  const clip = (type) => page.evaluate((t) => {
+    const dt = new DataTransfer();
+    document.body.dispatchEvent(new ClipboardEvent(t, { clipboardData: dt, bubbles: true, cancelable: true }));
+    return dt.getData('text/plain');
+  }, type);
+  const copied = JSON.parse(await clip('copy'));
+  assert.equal(copied.nodes.length, count, 'the copy holds every selected node');
+  assert.match(await notice(page), new RegExp(`copied ${count} nodes as node-link JSON`));
+  const cut = JSON.parse(await clip('cut'));
+  assert.equal(cut.nodes.length, count);
+  await page.waitForFunction(() => /^0 nodes/.test(document.querySelector('[data-testid="counts"]').textContent));
+  await page.evaluate((t) => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', t);
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+  }, JSON.stringify(cut));
+  await page.waitForFunction((n) => document.querySelector('[data-testid="counts"]').textContent.startsWith(`${n} nodes`), count);
+  assert.match(await notice(page), new RegExp(`pasted ${count} nodes`));
+  assert.deepEqual(errors, []);
+});
+
 test('a 1,000-node graph stays usable: pan, zoom and select respond', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);
