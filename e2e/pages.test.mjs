@@ -38,22 +38,25 @@ after(async () => { await browser?.context.close(); await server?.close(); llm?.
 test('generating shows samples with role-coloured prompts, and a sample link regenerates it alone', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/generate?topology=chain&family=math&spt=2&seed=4`);
-  await page.click('#gen-run');
+  await page.click('[data-testid="generate"]');
   // Samples stream in from the worker; the status line says when the run is complete.
   await page.waitForFunction(() => /^80 samples generated/.test(document.querySelector('#gen-status')?.textContent ?? ''), null, { timeout: 60000 });
-  assert.equal(await page.locator('#gen-samples .sample-row').count(), 80, '40 targets x 2 samples');
-  await page.locator('#gen-samples .sample-row').nth(7).click();
-  const answer = await page.textContent('#gen-answer');
-  const prompt = await page.textContent('#gen-detail .prompt-view');
+  await page.click('#gen-browse');
+  await page.waitForSelector('[data-testid="instance-row"]');
+  assert.match(await page.textContent('#browse-count'), /^80 shown/, '40 targets x 2 samples');
+  await page.locator('[data-testid="instance-row"][data-index="7"]').click();
+  await page.waitForSelector('[data-testid="prompt"]');
+  const answer = await page.textContent('#instance-answer');
+  const prompt = await page.textContent('[data-testid="prompt"]');
   assert.match(prompt, /Initial Conditions:/);
-  assert.ok(await page.locator('#gen-detail .role-output_name').count() > 0, 'output names are coloured');
-  const link = await page.getAttribute('#gen-permalink', 'href');
+  assert.ok(await page.locator('[data-testid="prompt"] .role-output_name').count() > 0, 'output names are coloured');
+  const link = await page.getAttribute('[data-testid="instance-link"]', 'href');
   await page.screenshot({ path: join(SHOTS, 'generate-chain.png'), fullPage: false });
   await page.goto(`${server.url}${link}`);
   await page.reload();
-  await page.waitForSelector('#gen-answer');
-  assert.equal(await page.textContent('#gen-answer'), answer, 'the deep link regenerates the same sample');
-  assert.equal(await page.textContent('#gen-detail .prompt-view'), prompt);
+  await page.waitForSelector('[data-testid="prompt"]');
+  assert.equal(await page.textContent('#instance-answer'), answer, 'the deep link regenerates the same sample');
+  assert.equal(await page.textContent('[data-testid="prompt"]'), prompt);
   assert.deepEqual(errors, []);
 });
 

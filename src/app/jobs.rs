@@ -1,27 +1,51 @@
-//! Long work the app does away from the page's main thread: generating a dataset, drawing a big graph, parsing a
-//! big file. A `Job` is plain Rust advanced one slice at a time (`step`), so the same code runs in the Web Worker
-//! (`web::worker`, between messages) and, where workers are unavailable, on the main thread between frames.
-//! The messages are serde JSON: the worker protocol of docs/APP_ARCHITECTURE.md.
+//! Long work the app does away from the page's main thread: generating datasets, exporting them as files,
+//! reading opened files and fetched shards, querying and showing the samples held, drawing graphs. A `Job`
+//! is plain Rust advanced one slice at a time (`step`), so the same code runs in the Web Worker (`web::worker`,
+//! between messages) and, where workers are unavailable, on the main thread between frames. The samples live
+//! in the runner's `Store`; the page receives small `Row`s and asks for a `Detail` when it shows one.
+//! Messages are serde JSON: the worker protocol of docs/APP_ARCHITECTURE.md.
+
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
 
-use crate::engine::dataset::{self, RunInfo};
+use crate::app::catalog::{Query, Row};
+use crate::app::form::GenerateForm;
+use crate::app::instance::{row_of, Detail};
+use crate::app::plan::plan;
+use crate::app::store::{Store, Stored};
+use crate::engine::dataset::{self, FileFormat, RunInfo};
 use crate::engine::generate::{self, GenerateConfig, Sample, Topology};
 use crate::engine::graph::{self, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::render::{self, RenderOptions};
 use crate::engine::tasks::registry::Registry;
 use crate::app::editor::{import, tidy};
-use crate::app::form::GenerateForm;
+use crate::engine::tasks::Task;
 
 /// What a job is asked to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum JobRequest {
-    /// Generate every sample of the form's settings; `graph` (node-link JSON) makes it a custom-graph run.
-    Generate { form: GenerateForm, graph: Option<String> },
-    /// Regenerate one sample alone (a deep link).
-    GenerateOne { form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
+    /// Generate every run of the form's plan (one run, or the paper's layouts) into dataset `dataset`, streaming
+    /// rows; `graph` (node-link JSON) makes it a custom-graph run.
+    Generate { dataset: String, form: GenerateForm, graph: Option<String> },
+    /// Regenerate one sample alone (a deep link) into dataset `dataset`, which then holds just that sample.
+    GenerateOne { dataset: String, form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
+    /// Regenerate the plan's runs and return each as a file, byte-identical to `arbigraph generate`'s.
+    Export { form: GenerateForm, graph: Option<String>, format: FileFormat },
+    /// Read a dataset file of any layout into dataset `dataset`. The worker adapter may fill `text` from a
+    /// file object sent beside the message.
+    OpenFile { dataset: String, name: String, text: String },
+    /// Read one shard (JSONL) of a hosted dataset of `total` samples, whose first sample is `first`.
+    LoadShard { dataset: String, name: String, first: usize, total: usize, summary: Option<Json>, text: String },
+    /// The positions of dataset `dataset` that `query` keeps.
+    Query { dataset: String, query: Query },
+    /// Everything the instance view shows of one sample.
+    Detail { dataset: String, index: usize },
+    /// Drop a dataset.
+    Forget { dataset: String },
     /// Draw a node-link graph as SVG.
     Render { graph: String },
     /// Parse a JSON file (a dataset or results file) and report what it is.
@@ -42,39 +66,23 @@ pub enum ToWorker {
     Cancel { id: u64 },
 }
 
-/// One generated sample as the page keeps it: the dataset record plus what the list and the prompt view need.
+/// A message from the worker (or from the main-thread fallback). Externally tagged: an internal tag would make
+/// serde buffer a whole message before reading it, which doubles the cost of a large instance on the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SampleRecord {
-    /// Position in the run.
-    pub index: usize,
-    /// The target's position in the run's target list.
-    pub target_index: usize,
-    /// The sample's index among its target's samples.
-    pub sample_idx: u32,
-    /// The target task's key (`math.ConvolutionTask`).
-    pub target_key: String,
-    /// The target's family.
-    pub family: String,
-    /// Task stages in the prompt.
-    pub stages: usize,
-    /// The graded output's ground truth, as Python prints it.
-    pub answer: String,
-    /// The prompt text.
-    pub prompt: String,
-    /// The prompt's roles, run-length encoded: (role name, characters).
-    pub roles: Vec<(String, u32)>,
-    /// The reference-layout dataset record, compact JSON text (what a download writes).
-    pub json: String,
-}
-
-/// A message from the worker (or from the main-thread fallback).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// `done` of `total` units finished.
     Progress { id: u64, done: usize, total: usize },
-    /// Samples made since the last chunk, in order.
-    Samples { id: u64, samples: Vec<SampleRecord> },
+    /// Rows of dataset `dataset`, which has `total` slots.
+    Rows { id: u64, dataset: String, total: usize, rows: Vec<Row> },
+    /// A file was read into dataset `dataset`: its name, sample count and summary.
+    Opened { id: u64, dataset: String, name: String, samples: usize, summary: Option<Json> },
+    /// The positions a query kept, in order.
+    View { id: u64, dataset: String, indices: Vec<usize> },
+    /// One sample, for the instance view.
+    Detail { id: u64, detail: Box<Detail> },
+    /// An exported file.
+    File { id: u64, name: String, text: String },
     /// A rendered graph.
     Drawing { id: u64, svg: String },
     /// A parsed file, re-serialised compactly (parsing proved it is JSON), with its kind.
@@ -94,7 +102,11 @@ impl FromWorker {
     pub fn id(&self) -> u64 {
         match self {
             FromWorker::Progress { id, .. }
-            | FromWorker::Samples { id, .. }
+            | FromWorker::Rows { id, .. }
+            | FromWorker::Opened { id, .. }
+            | FromWorker::View { id, .. }
+            | FromWorker::Detail { id, .. }
+            | FromWorker::File { id, .. }
             | FromWorker::Drawing { id, .. }
             | FromWorker::Parsed { id, .. }
             | FromWorker::Done { id, .. }
@@ -137,22 +149,12 @@ fn open_graph(name: &str, text: &str, arrange: bool) -> Result<graph::TaskGraph,
     Ok(opened)
 }
 
-/// The page's record of one sample.
-pub fn record_of(config: &GenerateConfig, index: usize, sample: &Sample) -> SampleRecord {
-    let file = dataset::to_json(config, std::slice::from_ref(sample), &RunInfo::default());
-    let json = file.get("samples").and_then(|s| s.get(0)).map(|s| s.to_string()).unwrap_or_default();
-    SampleRecord {
-        index,
-        target_index: sample.target_index,
-        sample_idx: sample.sample_idx,
-        target_key: sample.target.key.clone(),
-        family: sample.target.family.as_str().to_string(),
-        stages: sample.stages.len(),
-        answer: sample.ground_truth.repr(),
-        prompt: sample.prompt.text().to_string(),
-        roles: roles_of(&sample.prompt),
-        json,
+/// The configurations of a form's plan: the paper's layouts, or the one run (a custom graph makes it one run).
+pub fn configs_of(form: &GenerateForm, graph: Option<&str>, registry: &Registry) -> Result<Vec<GenerateConfig>, String> {
+    if graph.is_some() {
+        return Ok(vec![config_of(form, graph, registry)?]);
     }
+    plan(form).iter().map(|run| config_of(run, None, registry).map_err(|e| format!("{} {}: {e}", run.family, run.topology))).collect()
 }
 
 /// A prompt's roles, run-length encoded as (role name, characters).
@@ -168,9 +170,87 @@ pub fn roles_of(prompt: &Prompt) -> Vec<(String, u32)> {
     roles
 }
 
+/// A generated sample as the store keeps it: its reference-layout record, exact roles, and its origin.
+pub fn stored_of(config: &GenerateConfig, index: usize, run: usize, sample: &Sample) -> Stored {
+    let file = dataset::to_json(config, std::slice::from_ref(sample), &RunInfo::default());
+    let record = file.get("samples").and_then(|s| s.get(0)).cloned().unwrap_or(Json::Null);
+    let row = row_of(index, &record, &dataset::mode(config), Some((run, sample.target_index)));
+    Stored::new(row, record, Some(roles_of(&sample.prompt)))
+}
+
+/// One run of a plan: its configuration and targets.
+struct Run {
+    config: GenerateConfig,
+    targets: Vec<Rc<dyn Task>>,
+}
+
+impl Run {
+    fn new(config: GenerateConfig, registry: &Registry) -> Result<Run, String> {
+        let targets = generate::targets(&config, registry).map_err(|e| e.to_string())?;
+        Ok(Run { config, targets })
+    }
+
+    fn len(&self) -> usize {
+        self.targets.len() * self.config.samples_per_target as usize
+    }
+
+    /// The sample at position `k` of the run: (target index, sample index).
+    fn at(&self, k: usize) -> (usize, u32) {
+        let spt = self.config.samples_per_target as usize;
+        (k / spt, (k % spt) as u32)
+    }
+}
+
+/// Where a generation or export is.
+struct Cursor {
+    runs: Vec<Run>,
+    run: usize,
+    /// Position within the current run.
+    at: usize,
+    /// Samples made over all runs.
+    done: usize,
+    total: usize,
+}
+
+impl Cursor {
+    fn new(configs: Vec<GenerateConfig>, registry: &Registry) -> Result<Cursor, String> {
+        let runs = configs.into_iter().map(|c| Run::new(c, registry)).collect::<Result<Vec<_>, _>>()?;
+        let total = runs.iter().map(Run::len).sum();
+        Ok(Cursor { runs, run: 0, at: 0, done: 0, total })
+    }
+
+    /// The next sample to make: (run, target index, sample index), moving past finished runs.
+    fn next(&mut self) -> Option<(usize, usize, u32)> {
+        while self.run < self.runs.len() && self.at >= self.runs[self.run].len() {
+            self.run += 1;
+            self.at = 0;
+        }
+        let run = self.runs.get(self.run)?;
+        let (target, sample) = run.at(self.at);
+        Some((self.run, target, sample))
+    }
+
+    fn advance(&mut self) {
+        self.at += 1;
+        self.done += 1;
+    }
+
+    fn sample(&self, run: usize, target: usize, sample: u32, registry: &Registry) -> Result<Sample, String> {
+        let r = &self.runs[run];
+        let task = &r.targets[target];
+        generate::generate_sample(&r.config, registry, target, sample).map_err(|e| format!("{e} ({})", task.info().key))
+    }
+}
+
 enum Work {
-    Generate { config: Box<GenerateConfig>, order: Vec<(usize, u32)>, next: usize },
-    One { config: Box<GenerateConfig>, target: usize, sample: u32 },
+    Generate { dataset: String, cursor: Cursor },
+    One { dataset: String, config: Box<GenerateConfig>, target: usize, sample: u32 },
+    Export { cursor: Cursor, format: FileFormat, made: Vec<Sample> },
+    Open { dataset: String, name: String, text: String, read: Option<(Option<Json>, std::vec::IntoIter<Json>, String)>, done: usize, total: usize },
+    Shard { dataset: String, name: String, first: usize, total: usize, summary: Option<Json>, text: String },
+    Query { dataset: String, query: Query },
+    Detail { dataset: String, index: usize },
+    Forget { dataset: String },
     Render { graph: String },
     Parse { name: String, text: String },
     OpenGraph { name: String, text: String, arrange: bool },
@@ -181,28 +261,40 @@ pub struct Job {
     id: u64,
     work: Work,
     finished: bool,
+    /// Units per slice, adapted to the time slices take.
+    units: usize,
 }
 
 impl Job {
     /// Prepares a job; a request that cannot start (a bad form, a broken graph) is reported as `Failed`.
-    pub fn new(id: u64, request: JobRequest, registry: &Registry) -> Result<Job, FromWorker> {
-        let failed = |message: String| FromWorker::Failed { id, message, location: None };
+    pub fn new(id: u64, request: JobRequest, registry: &Registry, store: &mut Store) -> Result<Job, Box<FromWorker>> {
+        let failed = |message: String| Box::new(FromWorker::Failed { id, message, location: None });
         let work = match request {
-            JobRequest::Generate { form, graph } => {
-                let config = config_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                let targets = generate::targets(&config, registry).map_err(|e| failed(e.to_string()))?;
-                let order = (0..targets.len()).flat_map(|t| (0..config.samples_per_target).map(move |s| (t, s))).collect();
-                Work::Generate { config: Box::new(config), order, next: 0 }
+            JobRequest::Generate { dataset, form, graph } => {
+                let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
+                let cursor = Cursor::new(configs, registry).map_err(failed)?;
+                let summary = (cursor.runs.len() == 1).then(|| summary_of(&cursor.runs[0].config));
+                store.create(&dataset, summary, cursor.total);
+                Work::Generate { dataset, cursor }
             }
-            JobRequest::GenerateOne { form, graph, target, sample } => {
+            JobRequest::GenerateOne { dataset, form, graph, target, sample } => {
                 let config = config_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                Work::One { config: Box::new(config), target, sample }
+                Work::One { dataset, config: Box::new(config), target, sample }
             }
+            JobRequest::Export { form, graph, format } => {
+                let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
+                Work::Export { cursor: Cursor::new(configs, registry).map_err(failed)?, format, made: Vec::new() }
+            }
+            JobRequest::OpenFile { dataset, name, text } => Work::Open { dataset, name, text, read: None, done: 0, total: 0 },
+            JobRequest::LoadShard { dataset, name, first, total, summary, text } => Work::Shard { dataset, name, first, total, summary, text },
+            JobRequest::Query { dataset, query } => Work::Query { dataset, query },
+            JobRequest::Detail { dataset, index } => Work::Detail { dataset, index },
+            JobRequest::Forget { dataset } => Work::Forget { dataset },
             JobRequest::Render { graph } => Work::Render { graph },
             JobRequest::ParseJson { name, text } => Work::Parse { name, text },
             JobRequest::OpenGraph { name, text, arrange } => Work::OpenGraph { name, text, arrange },
         };
-        Ok(Job { id, work, finished: false })
+        Ok(Job { id, work, finished: false, units: 4 })
     }
 
     /// The job's id.
@@ -215,39 +307,103 @@ impl Job {
         self.finished
     }
 
-    /// Does up to `units` units of work (samples, for generation) and returns the messages to deliver.
-    pub fn step(&mut self, units: usize, registry: &Registry) -> Vec<FromWorker> {
+    /// True for jobs done in one short step (queries, details, shards): they run before long jobs' slices, so
+    /// browsing stays quick while a generation runs.
+    pub fn is_quick(&self) -> bool {
+        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Render { .. } | Work::Parse { .. })
+    }
+
+    /// Units the next slice will do.
+    pub fn units(&self) -> usize {
+        self.units
+    }
+
+    /// Adapts the units per slice to how long the last slice took, aiming at `target_ms`.
+    pub fn adapt(&mut self, took_ms: f64, target_ms: f64) {
+        self.units = if took_ms < target_ms / 2.0 {
+            (self.units * 2).min(4096)
+        } else if took_ms > target_ms * 2.0 {
+            (self.units / 2).max(1)
+        } else {
+            self.units
+        };
+    }
+
+    /// Does one slice of work (`units()` samples, for the long jobs) and returns the messages to deliver.
+    pub fn step(&mut self, registry: &Registry, store: &mut Store) -> Vec<FromWorker> {
         if self.finished {
             return Vec::new();
         }
         let id = self.id;
+        let units = self.units.max(1);
         let out = match &mut self.work {
-            Work::Generate { config, order, next } => {
-                let mut samples = Vec::new();
-                let end = (*next + units.max(1)).min(order.len());
-                for (index, &(target, sample)) in order.iter().enumerate().take(end).skip(*next) {
-                    match generate::generate_sample(config, registry, target, sample) {
-                        Ok(made) => samples.push(record_of(config, index, &made)),
-                        Err(e) => {
-                            let mut out = vec![FromWorker::Samples { id, samples }];
-                            out.push(FromWorker::Failed { id, message: e.to_string(), location: Some(format!("sample {sample} of target {target}")) });
-                            self.finished = true;
-                            return out;
+            Work::Generate { dataset, cursor } => generate_slice(id, dataset, cursor, units, registry, store),
+            Work::One { dataset, config, target, sample } => match generate::generate_sample(config, registry, *target, *sample) {
+                Ok(made) => {
+                    let stored = stored_of(config, 0, 0, &made);
+                    let row = stored.row.clone();
+                    store.create(dataset, Some(summary_of(config)), 1);
+                    store.put(dataset, stored);
+                    vec![FromWorker::Rows { id, dataset: dataset.clone(), total: 1, rows: vec![row] }, FromWorker::Done { id, summary: String::new() }]
+                }
+                Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
+            },
+            Work::Export { cursor, format, made } => export_slice(id, cursor, *format, made, units, registry),
+            Work::Open { dataset, name, text, read, done, total } => {
+                if read.is_none() {
+                    match dataset::read_dataset(name, text) {
+                        Err(e) => return self.finish(vec![FromWorker::Failed { id, message: e.to_string(), location: Some(e.location()) }]),
+                        Ok(parsed) => {
+                            *text = String::new();
+                            *total = parsed.samples.len();
+                            let mode = parsed.summary.as_ref().and_then(|s| s.get("mode")).and_then(Json::as_str).unwrap_or("").to_string();
+                            store.create(dataset, parsed.summary.clone(), *total);
+                            let opened = FromWorker::Opened { id, dataset: dataset.clone(), name: name.clone(), samples: *total, summary: parsed.summary.clone() };
+                            *read = Some((parsed.summary, parsed.samples.into_iter(), mode));
+                            return vec![opened];
                         }
                     }
                 }
-                *next = end;
-                let mut out = vec![FromWorker::Samples { id, samples }, FromWorker::Progress { id, done: end, total: order.len() }];
-                if end == order.len() {
-                    let summary = dataset::to_json(config, &[], &RunInfo::default()).get("summary").map(|s| s.to_string()).unwrap_or_default();
-                    out.push(FromWorker::Done { id, summary });
+                let Some((_, samples, mode)) = read.as_mut() else { return Vec::new() };
+                let mut rows = Vec::new();
+                for record in samples.by_ref().take(units) {
+                    let row = row_of(*done, &record, mode, None);
+                    rows.push(row.clone());
+                    store.put(dataset, Stored::new(row, record, None));
+                    *done += 1;
+                }
+                let mut out = vec![FromWorker::Rows { id, dataset: dataset.clone(), total: *total, rows }, FromWorker::Progress { id, done: *done, total: *total }];
+                if *done >= *total {
+                    out.push(FromWorker::Done { id, summary: String::new() });
                 }
                 out
             }
-            Work::One { config, target, sample } => match generate::generate_sample(config, registry, *target, *sample) {
-                Ok(made) => vec![FromWorker::Samples { id, samples: vec![record_of(config, 0, &made)] }, FromWorker::Done { id, summary: String::new() }],
+            Work::Shard { dataset, name, first, total, summary, text } => match dataset::read_dataset(&format!("{name}.jsonl"), text) {
+                Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: Some(e.location()) }],
+                Ok(parsed) => {
+                    let mode = summary.as_ref().and_then(|s| s.get("mode")).and_then(Json::as_str).unwrap_or("").to_string();
+                    store.ensure(dataset, summary.take(), *total);
+                    let mut rows = Vec::with_capacity(parsed.samples.len());
+                    for (k, record) in parsed.samples.into_iter().enumerate() {
+                        let row = row_of(*first + k, &record, &mode, None);
+                        rows.push(row.clone());
+                        store.put(dataset, Stored::new(row, record, None));
+                    }
+                    vec![FromWorker::Rows { id, dataset: dataset.clone(), total: *total, rows }, FromWorker::Done { id, summary: String::new() }]
+                }
+            },
+            Work::Query { dataset, query } => match store.select(dataset, query) {
+                Ok(indices) => vec![FromWorker::View { id, dataset: dataset.clone(), indices }, FromWorker::Done { id, summary: String::new() }],
                 Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
             },
+            Work::Detail { dataset, index } => match store.detail(dataset, *index) {
+                Ok(detail) => vec![FromWorker::Detail { id, detail: Box::new(detail) }, FromWorker::Done { id, summary: String::new() }],
+                Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
+            },
+            Work::Forget { dataset } => {
+                store.remove(dataset);
+                vec![FromWorker::Done { id, summary: String::new() }]
+            }
             Work::Render { graph } => match graph::from_json_str(graph) {
                 Err(errors) => vec![FromWorker::Failed { id, message: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "), location: None }],
                 Ok(parsed) => match render::to_svg(&parsed, &RenderOptions::default()) {
@@ -255,7 +411,7 @@ impl Job {
                     Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
                 },
             },
-            Work::Parse { name, text } => match serde_json::from_str::<serde_json::Value>(text) {
+            Work::Parse { name, text } => match serde_json::from_str::<Json>(text) {
                 Err(e) => vec![FromWorker::Failed { id, message: format!("malformed JSON: {e}"), location: Some(format!("{name}:{}:{}", e.line(), e.column())) }],
                 Ok(json) => {
                     let inspection = dataset::inspect(&json);
@@ -277,6 +433,10 @@ impl Job {
                 Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: Some(e.location()) }],
             },
         };
+        self.finish(out)
+    }
+
+    fn finish(&mut self, out: Vec<FromWorker>) -> Vec<FromWorker> {
         if out.iter().any(FromWorker::is_final) {
             self.finished = true;
         }
@@ -290,94 +450,233 @@ impl Job {
     }
 }
 
+/// The dataset summary of a run (what a download's `summary` holds), without samples.
+fn summary_of(config: &GenerateConfig) -> Json {
+    dataset::to_json(config, &[], &dataset::plain_run_info()).get("summary").cloned().unwrap_or(Json::Null)
+}
+
+fn generate_slice(id: u64, key: &str, cursor: &mut Cursor, units: usize, registry: &Registry, store: &mut Store) -> Vec<FromWorker> {
+    let mut rows = Vec::new();
+    for _ in 0..units {
+        let Some((run, target, sample)) = cursor.next() else { break };
+        match cursor.sample(run, target, sample, registry) {
+            Ok(made) => {
+                let stored = stored_of(&cursor.runs[run].config, cursor.done, run, &made);
+                rows.push(stored.row.clone());
+                store.put(key, stored);
+                cursor.advance();
+            }
+            Err(message) => {
+                return vec![
+                    FromWorker::Rows { id, dataset: key.to_string(), total: cursor.total, rows },
+                    FromWorker::Failed { id, message, location: Some(format!("sample {sample} of target {target}")) },
+                ];
+            }
+        }
+    }
+    let mut out = vec![FromWorker::Rows { id, dataset: key.to_string(), total: cursor.total, rows }, FromWorker::Progress { id, done: cursor.done, total: cursor.total }];
+    if cursor.next().is_none() {
+        let summary = if cursor.runs.len() == 1 { summary_of(&cursor.runs[0].config).to_string() } else { String::new() };
+        out.push(FromWorker::Done { id, summary });
+    }
+    out
+}
+
+fn export_slice(id: u64, cursor: &mut Cursor, format: FileFormat, made: &mut Vec<Sample>, units: usize, registry: &Registry) -> Vec<FromWorker> {
+    let mut out = Vec::new();
+    for _ in 0..units {
+        let Some((run, target, sample)) = cursor.next() else { break };
+        match cursor.sample(run, target, sample, registry) {
+            Ok(sample) => made.push(sample),
+            Err(message) => return vec![FromWorker::Failed { id, message, location: Some(format!("sample {sample} of target {target}")) }],
+        }
+        cursor.advance();
+        if cursor.at == cursor.runs[run].len() {
+            let config = &cursor.runs[run].config;
+            let text = dataset::file_text(config, made, &dataset::plain_run_info(), format);
+            out.push(FromWorker::File { id, name: dataset::file_name(config, format), text });
+            made.clear();
+        }
+    }
+    out.push(FromWorker::Progress { id, done: cursor.done, total: cursor.total });
+    if cursor.next().is_none() {
+        out.push(FromWorker::Done { id, summary: String::new() });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::tasks::registry::builtin;
 
-    fn run(job: &mut Job, units: usize, registry: &Registry) -> Vec<FromWorker> {
+    fn run(job: &mut Job, registry: &Registry, store: &mut Store) -> Vec<FromWorker> {
         let mut all = Vec::new();
         while !job.is_finished() {
-            all.extend(job.step(units, registry));
+            all.extend(job.step(registry, store));
         }
         all
     }
 
+    fn start(request: JobRequest, registry: &Registry, store: &mut Store) -> Vec<FromWorker> {
+        let mut job = Job::new(1, request, registry, store).unwrap_or_else(|e| panic!("{e:?}"));
+        run(&mut job, registry, store)
+    }
+
+    fn rows(messages: &[FromWorker]) -> Vec<Row> {
+        messages.iter().filter_map(|m| if let FromWorker::Rows { rows, .. } = m { Some(rows.clone()) } else { None }).flatten().collect()
+    }
+
     #[test]
-    fn generation_in_slices_equals_one_run_and_streams_every_sample_in_order() {
+    fn generation_in_slices_stores_every_sample_in_order_like_one_run() {
         let registry = builtin();
+        let mut store = Store::default();
         let form = GenerateForm { topology: "chain".into(), samples_per_target: 2, seed: 3, ..GenerateForm::default() };
-        let mut job = Job::new(1, JobRequest::Generate { form: form.clone(), graph: None }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
-        let messages = run(&mut job, 7, &registry);
-        let records: Vec<SampleRecord> = messages.iter().filter_map(|m| if let FromWorker::Samples { samples, .. } = m { Some(samples.clone()) } else { None }).flatten().collect();
+        let messages = start(JobRequest::Generate { dataset: "g".into(), form: form.clone(), graph: None }, &registry, &mut store);
+        let rows = rows(&messages);
         let config = form.to_config().unwrap();
         let whole = generate::generate(&config, &registry, &mut |_, _| {}).unwrap();
-        assert_eq!(records.len(), whole.len());
-        for (record, sample) in records.iter().zip(&whole) {
-            assert_eq!(record, &record_of(&config, record.index, sample));
-            assert_eq!(record.roles.iter().map(|(_, n)| *n as usize).sum::<usize>(), record.prompt.chars().count());
+        assert_eq!(rows.len(), whole.len());
+        assert!(rows.iter().enumerate().all(|(i, r)| r.index == i && r.topology == "chain" && r.stages == 4));
+        for (i, sample) in whole.iter().enumerate() {
+            let detail = store.detail("g", i).unwrap();
+            assert_eq!(detail.prompt, sample.prompt.text());
+            assert!(detail.roles_exact);
+            assert_eq!(detail.roles, roles_of(&sample.prompt));
+            assert_eq!(rows[i].origin, Some((0, sample.target_index)));
+            assert_eq!(detail.seed, Some(3));
         }
-        assert!(records.windows(2).all(|w| w[0].index + 1 == w[1].index));
         let last_progress = messages.iter().rev().find_map(|m| if let FromWorker::Progress { done, total, .. } = m { Some((*done, *total)) } else { None });
         assert_eq!(last_progress, Some((whole.len(), whole.len())));
-        assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
+        assert!(matches!(messages.last(), Some(FromWorker::Done { summary, .. }) if summary.contains("math_chain")));
+    }
+
+    #[test]
+    fn the_paper_preset_generates_every_layout_into_one_dataset() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let form = GenerateForm { topology: "paper".into(), family: "math".into(), samples_per_target: 1, ..GenerateForm::default() };
+        let rows = rows(&start(JobRequest::Generate { dataset: "p".into(), form, graph: None }, &registry, &mut store));
+        let topologies: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.topology.as_str()).collect();
+        assert_eq!(topologies.into_iter().collect::<Vec<_>>(), ["baseline", "chain", "forgetting", "multichain"]);
+        assert_eq!(rows.iter().filter(|r| r.origin.is_some_and(|(run, _)| run == 3)).count(), rows.iter().filter(|r| r.topology == "multichain").count());
+        assert_eq!(store.get("p").map(|d| d.loaded()), Some(rows.len()));
+    }
+
+    #[test]
+    fn export_files_equal_the_cli_layout_for_each_run() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let form = GenerateForm { topology: "chain".into(), samples_per_target: 1, seed: 2, ..GenerateForm::default() };
+        let messages = start(JobRequest::Export { form: form.clone(), graph: None, format: FileFormat::Json }, &registry, &mut store);
+        let files: Vec<(String, String)> = messages.iter().filter_map(|m| if let FromWorker::File { name, text, .. } = m { Some((name.clone(), text.clone())) } else { None }).collect();
+        let config = form.to_config().unwrap();
+        let samples = generate::generate(&config, &registry, &mut |_, _| {}).unwrap();
+        assert_eq!(files, vec![("math_chain.json".to_string(), dataset::file_text(&config, &samples, &dataset::plain_run_info(), FileFormat::Json))]);
+    }
+
+    #[test]
+    fn an_opened_file_streams_its_rows_and_a_bad_one_is_located() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/reference/math_chain.sample.json")).unwrap();
+        let messages = start(JobRequest::OpenFile { dataset: "f".into(), name: "math_chain.sample.json".into(), text }, &registry, &mut store);
+        let Some(FromWorker::Opened { samples, summary, .. }) = messages.first() else { panic!("{messages:?}") };
+        assert!(*samples > 0 && summary.is_some());
+        let rows = rows(&messages);
+        assert_eq!(rows.len(), *samples);
+        assert!(rows.iter().all(|r| r.topology == "chain" && r.family == "math" && r.stages == 4));
+        let detail = store.detail("f", 0).unwrap();
+        assert!(!detail.roles_exact && detail.stages.len() == 4 && detail.prompt.starts_with("Solve all tasks"));
+        let bad = start(JobRequest::OpenFile { dataset: "f".into(), name: "x.json".into(), text: "{\"samples\": [}".into() }, &registry, &mut store);
+        assert!(matches!(&bad[..], [FromWorker::Failed { location: Some(at), .. }] if at == "x.json:1:14"), "{bad:?}");
+        assert_eq!(store.get("f").map(|d| d.loaded()), Some(rows.len()), "a bad file leaves what was loaded");
+    }
+
+    #[test]
+    fn shards_fill_their_slots_and_queries_and_details_answer_from_the_store() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let line = |i: usize, task: &str| format!("{{\"task_name\": \"{task}\", \"prompt\": \"prompt {i} {task}\", \"ground_truth\": {i}}}\n");
+        let text: String = (10..13).map(|i| line(i, if i == 11 { "B" } else { "A" })).collect();
+        let messages = start(JobRequest::LoadShard { dataset: "h".into(), name: "h/00001".into(), first: 10, total: 30, summary: None, text }, &registry, &mut store);
+        assert_eq!(rows(&messages).iter().map(|r| r.index).collect::<Vec<_>>(), [10, 11, 12]);
+        assert_eq!(store.get("h").map(|d| (d.samples.len(), d.loaded())), Some((30, 3)));
+        let query = Query { target: "A".into(), ..Query::default() };
+        let view = start(JobRequest::Query { dataset: "h".into(), query }, &registry, &mut store);
+        assert!(matches!(&view[0], FromWorker::View { indices, .. } if indices == &vec![10, 12]));
+        let detail = start(JobRequest::Detail { dataset: "h".into(), index: 11 }, &registry, &mut store);
+        assert!(matches!(&detail[0], FromWorker::Detail { detail, .. } if detail.prompt == "prompt 11 B"));
+        let missing = start(JobRequest::Detail { dataset: "h".into(), index: 0 }, &registry, &mut store);
+        assert!(matches!(&missing[0], FromWorker::Failed { message, .. } if message.contains("not loaded")));
+        start(JobRequest::Forget { dataset: "h".into() }, &registry, &mut store);
+        assert!(store.get("h").is_none());
     }
 
     #[test]
     fn a_cancelled_job_says_so_and_stops() {
         let registry = builtin();
+        let mut store = Store::default();
         let form = GenerateForm { samples_per_target: 4, ..GenerateForm::default() };
-        let mut job = Job::new(2, JobRequest::Generate { form, graph: None }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
-        let first = job.step(3, &registry);
-        assert!(matches!(&first[0], FromWorker::Samples { samples, .. } if samples.len() == 3));
+        let mut job = Job::new(2, JobRequest::Generate { dataset: "g".into(), form, graph: None }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(!job.is_quick());
+        let first = job.step(&registry, &mut store);
+        assert!(matches!(&first[0], FromWorker::Rows { rows, total, .. } if rows.len() == 4 && *total == 160));
         assert_eq!(job.cancel(), FromWorker::Cancelled { id: 2 });
-        assert!(job.step(3, &registry).is_empty());
+        assert!(job.step(&registry, &mut store).is_empty());
+        job.adapt(1.0, 25.0);
+        assert_eq!(job.units(), 8);
+        job.adapt(100.0, 25.0);
+        assert_eq!(job.units(), 4);
     }
 
     #[test]
     fn bad_requests_fail_with_a_message() {
         let registry = builtin();
+        let mut store = Store::default();
         let bad = GenerateForm { family: "poetry".into(), ..GenerateForm::default() };
-        let Err(FromWorker::Failed { message, .. }) = Job::new(3, JobRequest::Generate { form: bad, graph: None }, &registry) else { panic!("must fail") };
+        let failure = Job::new(3, JobRequest::Generate { dataset: "g".into(), form: bad, graph: None }, &registry, &mut store).err().map(|b| *b);
+        let Some(FromWorker::Failed { message, .. }) = failure else { panic!("must fail") };
         assert!(message.contains("poetry"));
         let cyclic = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "a"},
             "nodes": [{"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"},
                       {"id": "b", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"}],
-            "edges": [{"source": "a", "target": "b"}, {"source": "b", "target": "a"}]}"#;
-        let Err(FromWorker::Failed { message, .. }) = Job::new(4, JobRequest::Generate { form: GenerateForm::default(), graph: Some(cyclic.into()) }, &registry) else {
-            panic!("must fail")
-        };
+            "edges": [{"source": "a", "destination": "b"}, {"source": "b", "destination": "a"}]}"#;
+        let request = JobRequest::Generate { dataset: "g".into(), form: GenerateForm::default(), graph: Some(cyclic.into()) };
+        let Some(FromWorker::Failed { message, .. }) = Job::new(4, request, &registry, &mut store).err().map(|b| *b) else { panic!("must fail") };
         assert!(message.contains("cycle"), "{message}");
-        let mut parse = Job::new(5, JobRequest::ParseJson { name: "x.json".into(), text: "{\n  \"a\": ,\n}".into() }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
-        let Some(FromWorker::Failed { location, .. }) = parse.step(1, &registry).into_iter().next() else { panic!("must fail") };
+        let mut parse = Job::new(5, JobRequest::ParseJson { name: "x.json".into(), text: "{\n  \"a\": ,\n}".into() }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Failed { location, .. }) = parse.step(&registry, &mut store).into_iter().next() else { panic!("must fail") };
         assert_eq!(location.as_deref(), Some("x.json:2:8"));
     }
 
     #[test]
     fn opening_a_graph_places_it_off_the_page_and_bad_files_fail_located() {
         let registry = builtin();
+        let mut store = Store::default();
         let text = include_str!("../../tests/fixtures/reference/dag200_mixed.json");
-        let mut job = Job::new(6, JobRequest::OpenGraph { name: "dag200_mixed.json".into(), text: text.into(), arrange: false }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
-        let messages = run(&mut job, 1, &registry);
+        let mut job = Job::new(6, JobRequest::OpenGraph { name: "dag200_mixed.json".into(), text: text.into(), arrange: false }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let messages = run(&mut job, &registry, &mut store);
         let Some(FromWorker::Parsed { kind, samples, json, .. }) = messages.first() else { panic!("{messages:?}") };
         assert_eq!((kind.as_str(), *samples), ("graph", 325));
         let placed = graph::from_json_str(json).unwrap();
         assert!(placed.nodes().iter().all(|n| n.position.is_some()));
         assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
-        let mut bad = Job::new(7, JobRequest::OpenGraph { name: "g.json".into(), text: "{\"nodes\": 3}".into(), arrange: true }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
-        let Some(FromWorker::Failed { location, .. }) = bad.step(1, &registry).into_iter().next() else { panic!("must fail") };
+        let mut bad = Job::new(7, JobRequest::OpenGraph { name: "g.json".into(), text: "{\"nodes\": 3}".into(), arrange: true }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Failed { location, .. }) = bad.step(&registry, &mut store).into_iter().next() else { panic!("must fail") };
         assert_eq!(location.as_deref(), Some("g.json: $.nodes"));
     }
 
     #[test]
     fn arranging_lays_out_every_node_anew() {
         let registry = builtin();
+        let mut store = Store::default();
         let moved = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "b"},
             "nodes": [{"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar", "x": 500, "y": 500},
                       {"id": "b", "kind": "task", "family": "math", "input_kind": "scalar", "x": 0, "y": 0}],
             "edges": [{"source": "a", "destination": "b"}]}"#;
-        let mut job = Job::new(8, JobRequest::OpenGraph { name: "m.json".into(), text: moved.into(), arrange: true }, &registry).unwrap_or_else(|e| panic!("{e:?}"));
-        let Some(FromWorker::Parsed { json, .. }) = job.step(1, &registry).into_iter().next() else { panic!("must open") };
+        let mut job = Job::new(8, JobRequest::OpenGraph { name: "m.json".into(), text: moved.into(), arrange: true }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Parsed { json, .. }) = job.step(&registry, &mut store).into_iter().next() else { panic!("must open") };
         let placed = graph::from_json_str(&json).unwrap();
         let x = |i: usize| placed.nodes()[i].position.unwrap().0;
         assert!(x(0) < x(1), "the source now sits left of its successor");
@@ -388,7 +687,7 @@ mod tests {
         let message = FromWorker::Progress { id: 9, done: 3, total: 10 };
         let text = serde_json::to_string(&message).unwrap();
         assert_eq!(serde_json::from_str::<FromWorker>(&text).unwrap(), message);
-        let start = ToWorker::Start { id: 1, request: JobRequest::Render { graph: "{}".into() } };
+        let start = ToWorker::Start { id: 1, request: JobRequest::Query { dataset: "d".into(), query: Query { text: "x".into(), ..Query::default() } } };
         assert_eq!(serde_json::from_str::<ToWorker>(&serde_json::to_string(&start).unwrap()).unwrap(), start);
     }
 }

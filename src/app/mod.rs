@@ -1,8 +1,19 @@
 //! The app's logic without a browser: plain Rust that the components (`ui`) and the browser adapters (`web`)
 //! drive, compiled natively and tested with `cargo test`. `form` is the generator's settings as the URL carries
-//! them; `jobs` is the long work done in the Web Worker (or in slices on the main thread); `editor` is the
-//! designer's canvas editor.
+//! them and `plan` what one Generate click makes; `jobs` is the long work done in the Web Worker (or in slices
+//! on the main thread) over the samples of `store`; `catalog` (rows, filters, sorting, search), `list_window`
+//! (the virtualised list), `instance` and `roles` (what the instance view shows), `drawing` (its graph, with
+//! levels of detail) and `link` (deep links) are the instance browser's rules; `editor` is the designer's
+//! canvas editor.
 
+pub mod catalog;
+pub mod drawing;
 pub mod editor;
 pub mod form;
+pub mod instance;
 pub mod jobs;
+pub mod link;
+pub mod list_window;
+pub mod plan;
+pub mod roles;
+pub mod store;

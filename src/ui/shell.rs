@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::pages::{AboutPage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
+use super::pages::{AboutPage, BrowsePage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
 use super::route::Route;
 use super::state::AppState;
 
@@ -42,8 +42,8 @@ pub fn App() -> impl IntoView {
         <main class="app-main" id="app-main">
             {move || match route.get() {
                 Route::Design => view! { <DesignPage/> }.into_any(),
-                // Until the instance browser has its own page, browsing is part of Generate.
-                Route::Generate | Route::Browse => view! { <GeneratePage/> }.into_any(),
+                Route::Generate => view! { <GeneratePage/> }.into_any(),
+                Route::Browse => view! { <BrowsePage/> }.into_any(),
                 Route::Evaluate => view! { <EvaluatePage/> }.into_any(),
                 Route::Results => view! { <ResultsPage/> }.into_any(),
                 Route::About => view! { <AboutPage/> }.into_any(),

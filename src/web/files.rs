@@ -1,11 +1,12 @@
-//! Reading a file the user picked in an `<input type="file">` or dropped on the page.
+//! Files in and out of the page: reading a file picked in an `<input type="file">` or dropped on the page,
+//! fetching a static site's files (its dataset index and shards) relative to the app, and copying text to
+//! the clipboard.
 
 use wasm_bindgen::JsCast;
 
 /// The text of the first file picked in the input that fired `event`.
 pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), String> {
-    let input: web_sys::HtmlInputElement = event.target().and_then(|t| t.dyn_into().ok()).ok_or("not a file input")?;
-    let file = input.files().and_then(|f| f.get(0)).ok_or("no file picked")?;
+    let file = picked_file(event).ok_or("no file picked")?;
     let name = file.name();
     let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {name}: {e:?}"))?;
     Ok((name, text.as_string().unwrap_or_default()))
@@ -15,4 +16,42 @@ pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), Str
 pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
     let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
     text.as_string().ok_or_else(|| format!("cannot read {}: not text", file.name()))
+}
+
+/// The first file picked in the input that fired `event`.
+pub fn picked_file(event: &web_sys::Event) -> Option<web_sys::File> {
+    let input: web_sys::HtmlInputElement = event.target().and_then(|t| t.dyn_into().ok())?;
+    let file = input.files().and_then(|f| f.get(0));
+    // Let the same file be picked again later (a fixed file, reopened).
+    input.set_value("");
+    file
+}
+
+/// The first file of a drop, if the drop carries files.
+pub fn dropped_file(event: &web_sys::DragEvent) -> Option<web_sys::File> {
+    event.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0))
+}
+
+/// True when a drag carries files (not text or a link).
+pub fn drags_files(event: &web_sys::DragEvent) -> bool {
+    event.data_transfer().is_some_and(|d| d.types().iter().any(|t| t.as_string().as_deref() == Some("Files")))
+}
+
+/// Fetches a file beside the app (`datasets/index.json`) as text. `Ok(None)` when the server says it is not there.
+pub async fn fetch_text(path: &str) -> Result<Option<String>, String> {
+    let response = gloo_net::http::Request::get(path).send().await.map_err(|e| format!("cannot fetch {path}: {e}"))?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    if !response.ok() {
+        return Err(format!("cannot fetch {path}: the server answered {}", response.status()));
+    }
+    response.text().await.map(Some).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+/// Copies `text` to the clipboard.
+pub async fn copy_text(text: &str) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let promise = window.navigator().clipboard().write_text(text);
+    wasm_bindgen_futures::JsFuture::from(promise).await.map(|_| ()).map_err(|e| format!("cannot copy: {e:?}"))
 }

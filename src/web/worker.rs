@@ -1,8 +1,9 @@
 //! Running `app::jobs` away from the page: `serve` is the Web Worker's side (it answers `ToWorker` messages,
-//! advancing each job one slice at a time so a `Cancel` is read between slices), `start` is the page's side
-//! (it starts the worker once and routes `FromWorker` messages to the job that asked). The worker says `Ready`
-//! once its module has loaded; messages wait until then. Where a worker cannot start (no worker support, or
-//! its script fails to load), the same slices run on the main thread, yielding to the browser between them.
+//! advancing jobs one slice at a time so a `Cancel`, a query or a detail request is read between slices), `start`
+//! is the page's side (it starts the worker once and routes `FromWorker` messages to the job that asked). The
+//! worker says `Ready` once it listens; messages wait until then. Where a worker cannot start or fails to
+//! load, the same slices run on the main thread, yielding to the browser between them. The samples a job makes
+//! stay in the runner's `Store`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -11,33 +12,33 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::engine::tasks::registry::{builtin, Registry};
 use crate::app::jobs::{FromWorker, Job, JobRequest, ToWorker};
+use crate::app::store::Store;
+use crate::engine::tasks::registry::{builtin, Registry};
 
 /// The worker's loader, beside `index.html` (Trunk's `data-loader-shim`).
 const WORKER_SCRIPT: &str = "./arbigraph-worker_loader.js";
 /// Aim for slices of about this many milliseconds, so messages and frames are never held up for long.
 const SLICE_MS: f64 = 25.0;
 
-/// Jobs in progress and how much work fits in a slice; shared by the worker and the main-thread fallback.
+/// Jobs in progress and the samples they made; shared by the worker and the main-thread fallback.
 struct Scheduler {
     registry: Registry,
+    store: Store,
     jobs: Vec<Job>,
-    /// Units per slice, adapted to the time slices take.
-    units: usize,
     scheduled: bool,
 }
 
 impl Scheduler {
     fn new() -> Scheduler {
-        Scheduler { registry: builtin(), jobs: Vec::new(), units: 4, scheduled: false }
+        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false }
     }
 
     fn receive(&mut self, message: ToWorker, out: &mut Vec<FromWorker>) {
         match message {
-            ToWorker::Start { id, request } => match Job::new(id, request, &self.registry) {
+            ToWorker::Start { id, request } => match Job::new(id, request, &self.registry, &mut self.store) {
                 Ok(job) => self.jobs.push(job),
-                Err(failed) => out.push(failed),
+                Err(failed) => out.push(*failed),
             },
             ToWorker::Cancel { id } => {
                 if let Some(job) = self.jobs.iter_mut().find(|j| j.id() == id) {
@@ -48,14 +49,21 @@ impl Scheduler {
         }
     }
 
-    /// One slice of the oldest job; the unit count adapts so a slice takes about `SLICE_MS`.
+    /// Every quick job (queries, details, shards) whole, then one slice of the oldest long job, sized so a
+    /// slice takes about `SLICE_MS`.
     fn slice(&mut self, out: &mut Vec<FromWorker>) {
-        let Some(job) = self.jobs.first_mut() else { return };
-        let started = js_sys::Date::now();
-        out.extend(job.step(self.units, &self.registry));
-        let took = js_sys::Date::now() - started;
-        self.units = if took < SLICE_MS / 2.0 { (self.units * 2).min(4096) } else if took > SLICE_MS * 2.0 { (self.units / 2).max(1) } else { self.units };
-        self.jobs.retain(|j| !j.is_finished());
+        let Scheduler { registry, store, jobs, .. } = self;
+        for job in jobs.iter_mut().filter(|j| j.is_quick()) {
+            while !job.is_finished() {
+                out.extend(job.step(registry, store));
+            }
+        }
+        if let Some(job) = jobs.iter_mut().find(|j| !j.is_quick() && !j.is_finished()) {
+            let started = js_sys::Date::now();
+            out.extend(job.step(registry, store));
+            job.adapt(js_sys::Date::now() - started, SLICE_MS);
+        }
+        jobs.retain(|j| !j.is_finished());
     }
 }
 
@@ -92,6 +100,28 @@ fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
     set_timeout(callback.unchecked_ref());
 }
 
+/// Reads a message from the page: JSON text, or `[JSON text, Blob]` when a file travels with an `OpenFile`.
+/// A message that cannot be read fails its job (job 0 when even the job is unknown).
+fn read_message(data: JsValue) -> Result<ToWorker, FromWorker> {
+    let unreadable = |id: u64, message: String| FromWorker::Failed { id, message, location: None };
+    let (text, blob) = match data.dyn_ref::<js_sys::Array>() {
+        Some(parts) => (parts.get(0).as_string(), parts.get(1).dyn_into::<web_sys::Blob>().ok()),
+        None => (data.as_string(), None),
+    };
+    let text = text.ok_or_else(|| unreadable(0, "a message to the worker must be text".into()))?;
+    let mut message: ToWorker = serde_json::from_str(&text).map_err(|e| unreadable(0, format!("unreadable message to the worker: {e}")))?;
+    if let (Some(blob), ToWorker::Start { id, request: JobRequest::OpenFile { text, name, .. } }) = (blob, &mut message) {
+        let read = web_sys::FileReaderSync::new().and_then(|reader| reader.read_as_text(&blob));
+        *text = read.map_err(|e| unreadable(*id, format!("cannot read {name}: {}", js_error(&e))))?;
+    }
+    Ok(message)
+}
+
+/// A JS exception's message.
+fn js_error(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
+}
+
 /// The worker's entry: answers messages from the page until it is closed.
 pub fn serve() {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -105,11 +135,10 @@ pub fn serve() {
         })
     };
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-        let Some(text) = event.data().as_string() else { return };
         let mut out = Vec::new();
-        match serde_json::from_str::<ToWorker>(&text) {
+        match read_message(event.data()) {
             Ok(message) => scheduler.borrow_mut().receive(message, &mut out),
-            Err(e) => out.push(FromWorker::Failed { id: 0, message: format!("unreadable message to the worker: {e}"), location: None }),
+            Err(failed) => out.push(failed),
         }
         for message in out {
             deliver(message);
@@ -126,9 +155,15 @@ pub fn serve() {
 
 type Listener = Box<dyn FnMut(FromWorker)>;
 
+/// A message for the runner, with the file that travels with it.
+struct Outgoing {
+    message: ToWorker,
+    file: Option<web_sys::Blob>,
+}
+
 enum Backend {
-    /// A Web Worker; `pending` holds messages until it says `Ready`.
-    Worker { worker: web_sys::Worker, ready: bool, pending: Vec<ToWorker> },
+    /// A worker; messages wait in `queue` until it says it is ready.
+    Worker { worker: web_sys::Worker, ready: bool, queue: Vec<Outgoing> },
     /// No worker: the page runs the slices itself.
     MainThread(Rc<RefCell<Scheduler>>),
 }
@@ -145,19 +180,6 @@ thread_local! {
 
 fn dispatch(message: FromWorker) {
     let runner = RUNNER.with(Rc::clone);
-    if let FromWorker::Ready { .. } = message {
-        let pending = match &mut runner.borrow_mut().backend {
-            Some(Backend::Worker { ready, pending, .. }) => {
-                *ready = true;
-                std::mem::take(pending)
-            }
-            _ => Vec::new(),
-        };
-        for message in pending {
-            send(message);
-        }
-        return;
-    }
     let id = message.id();
     let is_final = message.is_final();
     // Take the listener out while it runs, so it may start or cancel jobs itself.
@@ -170,20 +192,53 @@ fn dispatch(message: FromWorker) {
     }
 }
 
-/// The worker could not start: run everything it was sent on the main thread instead.
-fn fall_back_to_main_thread() {
+fn on_worker_message(event: web_sys::MessageEvent) {
+    let Some(text) = event.data().as_string() else { return };
+    match serde_json::from_str::<FromWorker>(&text) {
+        Ok(FromWorker::Ready { .. }) => {
+            let runner = RUNNER.with(Rc::clone);
+            let queued = match runner.borrow_mut().backend.as_mut() {
+                Some(Backend::Worker { ready, queue, .. }) => {
+                    *ready = true;
+                    std::mem::take(queue)
+                }
+                _ => Vec::new(),
+            };
+            for outgoing in queued {
+                post(outgoing);
+            }
+        }
+        Ok(message) => dispatch(message),
+        Err(_) => {}
+    }
+}
+
+/// The worker failed to load or crashed: run everything on the main thread from now on. Jobs the worker was
+/// running are lost with it; they end as failed so their pages can say so and try again.
+fn fall_back() {
     let runner = RUNNER.with(Rc::clone);
-    let pending = {
+    let (queued, lost): (Vec<Outgoing>, Vec<u64>) = {
         let mut r = runner.borrow_mut();
-        let pending = match r.backend.take() {
-            Some(Backend::Worker { pending, .. }) => pending,
-            _ => Vec::new(),
+        let queued = match r.backend.take() {
+            Some(Backend::Worker { queue, worker, .. }) => {
+                worker.terminate();
+                queue
+            }
+            other => {
+                r.backend = other;
+                return;
+            }
         };
         r.backend = Some(Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))));
-        pending
+        let waiting: Vec<u64> = queued.iter().filter_map(|o| if let ToWorker::Start { id, .. } = o.message { Some(id) } else { None }).collect();
+        let lost = r.listeners.keys().copied().filter(|id| !waiting.contains(id)).collect();
+        (queued, lost)
     };
-    for message in pending {
-        send(message);
+    for id in lost {
+        dispatch(FromWorker::Failed { id, message: "the background worker stopped; run it again".into(), location: None });
+    }
+    for outgoing in queued {
+        send(outgoing);
     }
 }
 
@@ -191,51 +246,74 @@ fn backend() -> Backend {
     let options = web_sys::WorkerOptions::new();
     match web_sys::Worker::new_with_options(WORKER_SCRIPT, &options) {
         Ok(worker) => {
-            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-                if let Some(message) = event.data().as_string().and_then(|t| serde_json::from_str::<FromWorker>(&t).ok()) {
-                    dispatch(message);
-                }
-            });
+            let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(on_worker_message);
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             on_message.forget();
-            // A script that fails to load or start reports here; before `Ready` that means: no worker.
-            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
-                let runner = RUNNER.with(Rc::clone);
-                let started = matches!(runner.borrow().backend, Some(Backend::Worker { ready: true, .. }));
-                if !started {
-                    fall_back_to_main_thread();
-                }
-            });
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| fall_back());
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             on_error.forget();
-            Backend::Worker { worker, ready: false, pending: Vec::new() }
+            Backend::Worker { worker, ready: false, queue: Vec::new() }
         }
         Err(_) => Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))),
     }
 }
 
-fn send(message: ToWorker) {
+/// Posts to a ready worker.
+fn post(outgoing: Outgoing) {
+    let runner = RUNNER.with(Rc::clone);
+    let r = runner.borrow();
+    let Some(Backend::Worker { worker, .. }) = r.backend.as_ref() else { return };
+    let Ok(text) = serde_json::to_string(&outgoing.message) else { return };
+    let _ = match outgoing.file {
+        Some(file) => worker.post_message(&js_sys::Array::of2(&JsValue::from_str(&text), &file)),
+        None => worker.post_message(&JsValue::from_str(&text)),
+    };
+}
+
+fn send(outgoing: Outgoing) {
     let runner = RUNNER.with(Rc::clone);
     let mut r = runner.borrow_mut();
     let backend = r.backend.get_or_insert_with(backend);
     match backend {
-        Backend::Worker { ready: false, pending, .. } => pending.push(message),
-        Backend::Worker { worker, .. } => {
-            if let Ok(text) = serde_json::to_string(&message) {
-                let _ = worker.post_message(&JsValue::from_str(&text));
-            }
+        Backend::Worker { ready: false, queue, .. } => queue.push(outgoing),
+        Backend::Worker { .. } => {
+            drop(r);
+            post(outgoing);
         }
         Backend::MainThread(scheduler) => {
             let scheduler = scheduler.clone();
             drop(r);
+            if outgoing.file.is_some() {
+                read_then_send(outgoing);
+                return;
+            }
             let mut out = Vec::new();
-            scheduler.borrow_mut().receive(message, &mut out);
+            scheduler.borrow_mut().receive(outgoing.message, &mut out);
             for message in out {
                 dispatch(message);
             }
             pump(scheduler, Rc::new(dispatch));
         }
     }
+}
+
+/// Main thread only: reads the file's text (asynchronously), then sends the message with it.
+fn read_then_send(outgoing: Outgoing) {
+    let Outgoing { mut message, file } = outgoing;
+    let Some(file) = file else { return };
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
+        if let ToWorker::Start { id, request: JobRequest::OpenFile { text: slot, name, .. } } = &mut message {
+            match text {
+                Some(text) => *slot = text,
+                None => {
+                    dispatch(FromWorker::Failed { id: *id, message: format!("cannot read {name}"), location: None });
+                    return;
+                }
+            }
+        }
+        send(Outgoing { message, file: None });
+    });
 }
 
 /// A job started on the runner; cancelling is asynchronous (the last message is `Cancelled`).
@@ -245,7 +323,7 @@ pub struct JobHandle(u64);
 impl JobHandle {
     /// Asks the job to stop at its next slice boundary.
     pub fn cancel(self) {
-        send(ToWorker::Cancel { id: self.0 });
+        send(Outgoing { message: ToWorker::Cancel { id: self.0 }, file: None });
     }
 
     /// The job's id.
@@ -254,17 +332,27 @@ impl JobHandle {
     }
 }
 
+fn register(listener: impl FnMut(FromWorker) + 'static) -> u64 {
+    let runner = RUNNER.with(Rc::clone);
+    let mut r = runner.borrow_mut();
+    let id = r.next_id;
+    r.next_id += 1;
+    r.listeners.insert(id, Box::new(listener));
+    id
+}
+
 /// Starts `request` and calls `listener` with each of its messages, the final one included.
 pub fn start(request: JobRequest, listener: impl FnMut(FromWorker) + 'static) -> JobHandle {
-    let runner = RUNNER.with(Rc::clone);
-    let id = {
-        let mut r = runner.borrow_mut();
-        let id = r.next_id;
-        r.next_id += 1;
-        r.listeners.insert(id, Box::new(listener));
-        id
-    };
-    send(ToWorker::Start { id, request });
+    let id = register(listener);
+    send(Outgoing { message: ToWorker::Start { id, request }, file: None });
+    JobHandle(id)
+}
+
+/// Starts an `OpenFile` request whose text is read from `file` where the job runs (in the worker, so even a
+/// large file costs the page nothing).
+pub fn start_with_file(request: JobRequest, file: web_sys::Blob, listener: impl FnMut(FromWorker) + 'static) -> JobHandle {
+    let id = register(listener);
+    send(Outgoing { message: ToWorker::Start { id, request }, file: Some(file) });
     JobHandle(id)
 }
 

@@ -19,6 +19,7 @@ mod image_eval;
 mod math_reference;
 mod python_conformance;
 mod python_semantics;
+mod site;
 mod strategies_cli;
 mod strategies_probe;
 mod tasks;

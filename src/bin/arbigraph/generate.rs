@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arbigraph_studio::engine::dataset::{self, ImageStorage, RunInfo};
+use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo};
 use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
 use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
@@ -171,14 +171,9 @@ fn build(args: &Args) -> Result<ExitCode, String> {
             ImageStorage::Files { dir: relative_to_output(dir, &args.output) }
         }
     };
-    let run = RunInfo { creation_time, graph_path, generator: format!("arbigraph-studio {}", env!("CARGO_PKG_VERSION")), images };
-    let text = if jsonl {
-        dataset::to_jsonl_with(&config, &samples, &run.images)
-    } else {
-        let mut text = dataset::to_pretty_string(&dataset::to_json(&config, &samples, &run));
-        text.push('\n');
-        text
-    };
+    let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string(), images };
+    let format = if jsonl { FileFormat::Jsonl } else { FileFormat::Json };
+    let text = dataset::file_text(&config, &samples, &run, format);
     if args.output.as_os_str() == "-" {
         print!("{text}");
     } else {

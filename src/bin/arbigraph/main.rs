@@ -1,5 +1,5 @@
 //! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, probe-server, render,
-//! render-image, inspect, bench).
+//! render-image, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
@@ -36,6 +36,8 @@ mod probe;
 mod render;
 #[cfg(not(target_arch = "wasm32"))]
 mod render_image;
+#[cfg(not(target_arch = "wasm32"))]
+mod site;
 #[cfg(not(target_arch = "wasm32"))]
 mod solve;
 #[cfg(not(target_arch = "wasm32"))]
@@ -75,6 +77,8 @@ fn main() -> std::process::ExitCode {
         Inspect(inspect::Args),
         /// Measure generation throughput.
         Bench(bench::Args),
+        /// Write a static site for browsing datasets: the built app, the datasets and their shards.
+        Site(site::Args),
     }
 
     match Cli::parse().command {
@@ -88,6 +92,7 @@ fn main() -> std::process::ExitCode {
         Command::RenderImage(args) => render_image::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Site(args) => site::run(args),
     }
 }
 

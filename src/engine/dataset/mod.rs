@@ -1,17 +1,26 @@
 //! Dataset files in the reference's JSON layout (`summary` + `samples`, field names of spec §9), our JSONL
-//! export, the reference's pretty-printing, and inspection of any dataset or results file.
+//! export, the reference's pretty-printing, and inspection of any dataset or results file. `file` is the one
+//! place a file's text is made (CLI and browser alike), `site` the index and shards of a static site, and
+//! `instance_graph` the task graph behind any sample record (ours or the reference's), for drawing.
 //!
 //! Our additions are additive: `schema_version`, `generator`, `topology`, `family` and `task_key` fields, and
 //! per-stage ground truths where the reference has none (forgetting). Reference files load unchanged.
 
+mod file;
 mod inspect;
+mod instance_graph;
 mod jsonl;
 mod pretty;
+mod read;
 pub mod shape;
+pub mod site;
 
+pub use file::{file_name, file_text, plain_run_info, FileFormat, GENERATOR};
 pub use inspect::{inspect, FileKind, Inspection};
+pub use instance_graph::{instance_graph, InstanceGraph};
 pub use jsonl::{to_jsonl, to_jsonl_with, write_jsonl};
 pub use pretty::to_pretty_string;
+pub use read::{read_dataset, DatasetText, ReadError};
 
 use serde_json::{json, Map, Value as Json};
 

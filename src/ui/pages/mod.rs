@@ -1,12 +1,14 @@
 //! One component per route.
 
 mod about;
+pub(crate) mod browse;
 mod design;
 mod evaluate;
 mod generate;
 mod results;
 
 pub use about::AboutPage;
+pub use browse::BrowsePage;
 pub use design::DesignPage;
 pub use evaluate::EvaluatePage;
 pub use generate::GeneratePage;

@@ -1,119 +1,133 @@
-//! The generator's state: the form (and the designer's graph for custom runs), the samples streamed in by the
-//! running job, its progress, and what the last run said. `run` is the one entry point of the pages: it starts a
-//! generation job (in the Web Worker when there is one) and streams its samples into `records`.
+//! The generator's state: the form (and the designer's graph for custom runs), the running job's progress,
+//! and what the last run said. `run` is the one entry point of the pages: it starts a generation job (in the
+//! Web Worker when there is one) whose samples stream into the browser's `generated` dataset, so `#/browse`
+//! shows them as they come. `download` regenerates the run into files byte-identical to the CLI's.
 
 use leptos::prelude::*;
 
 use crate::app::form::GenerateForm;
-use crate::app::jobs::{FromWorker, JobRequest, SampleRecord};
+use crate::app::jobs::{FromWorker, JobRequest};
+use crate::app::plan::{label, plan};
+use crate::engine::dataset::FileFormat;
+use crate::web::download::download_text;
 use crate::web::worker::{self, JobHandle};
 
-/// Progress of a running generation.
+use super::browse::{BrowseState, Source, GENERATED};
+
+/// Progress of a running job.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
-    /// Samples made.
+    /// Units made.
     pub done: usize,
-    /// Samples asked for.
+    /// Units asked for.
     pub total: usize,
-    /// `Date.now()` when the run started, for rates and time left.
+    /// `Date.now()` when the job started, for rates and time left.
     pub started_ms: f64,
 }
 
-/// The generator's form, its samples and what the last run said.
+impl Progress {
+    fn start() -> Progress {
+        Progress { done: 0, total: 0, started_ms: js_sys::Date::now() }
+    }
+
+    /// Units per second so far.
+    pub fn rate(&self, now_ms: f64) -> f64 {
+        self.done as f64 / ((now_ms - self.started_ms).max(1.0) / 1000.0)
+    }
+
+    /// Seconds left at the current rate, once it is known.
+    pub fn seconds_left(&self, now_ms: f64) -> Option<f64> {
+        let rate = self.rate(now_ms);
+        (rate > 0.0 && self.total >= self.done).then(|| (self.total - self.done) as f64 / rate)
+    }
+}
+
+/// The generator's form, its running job and what the last run said.
 #[derive(Clone, Copy)]
 pub struct GenerationState {
     /// The settings (they round-trip through the URL).
     pub form: RwSignal<GenerateForm>,
     /// A custom graph (node-link JSON) to generate from instead of the form's topology.
     pub graph: RwSignal<Option<String>>,
-    /// The samples of the current or last run, in order.
-    pub records: RwSignal<Vec<SampleRecord>>,
-    /// The selected sample's position in `records`.
-    pub selected: RwSignal<Option<usize>>,
-    /// The running job's progress (`None` when idle).
+    /// The running generation's progress (`None` when idle).
     pub progress: RwSignal<Option<Progress>>,
-    /// The running job, for cancelling.
+    /// The running generation, for cancelling.
     pub job: RwSignal<Option<JobHandle>>,
-    /// The dataset summary of the last finished run (compact JSON), for downloads.
-    pub summary: RwSignal<String>,
+    /// A running download's progress.
+    pub exporting: RwSignal<Option<Progress>>,
     /// What the last run did; cleared when a run starts, so it never describes an older run.
     pub status: RwSignal<String>,
     /// Why the last run failed; cleared when a run starts.
     pub error: RwSignal<String>,
+    browse: BrowseState,
 }
 
 impl GenerationState {
-    pub(super) fn new() -> GenerationState {
+    pub(super) fn new(browse: BrowseState) -> GenerationState {
         GenerationState {
             form: RwSignal::new(GenerateForm::default()),
             graph: RwSignal::new(None),
-            records: RwSignal::new(Vec::new()),
-            selected: RwSignal::new(None),
             progress: RwSignal::new(None),
             job: RwSignal::new(None),
-            summary: RwSignal::new(String::new()),
+            exporting: RwSignal::new(None),
             status: RwSignal::new(String::new()),
             error: RwSignal::new(String::new()),
+            browse,
         }
     }
 
-    /// Starts generating the form's settings (or the graph's), replacing the samples as the new ones stream in.
-    /// A run already going is cancelled first.
+    /// What a run of the current settings is called (`math chain`, `paper layouts, math`, `custom graph`).
+    pub fn run_name(&self) -> String {
+        let form = self.form.get_untracked();
+        if self.graph.with_untracked(Option::is_some) {
+            return "custom graph".into();
+        }
+        match plan(&form).as_slice() {
+            [one] => label(one),
+            runs => format!("paper layouts ({} runs, {})", runs.len(), form.family),
+        }
+    }
+
+    /// Starts generating the form's settings (or the graph's) into the `generated` dataset, replacing it as the
+    /// new samples stream in. A run already going is cancelled first.
     pub fn run(&self) {
-        let request = JobRequest::Generate { form: self.form.get_untracked(), graph: self.graph.get_untracked() };
-        self.start(request, "samples generated");
+        self.cancel();
+        self.status.set(String::new());
+        self.error.set(String::new());
+        let form = self.form.get_untracked();
+        let graph = self.graph.get_untracked();
+        let runs = if graph.is_some() { vec![form.clone()] } else { plan(&form) };
+        self.browse.begin(GENERATED, &format!("generated: {}", self.run_name()), Source::Generated { form: form.clone(), runs, graph: graph.clone() }, 0);
+        let state = *self;
+        self.progress.set(Some(Progress::start()));
+        let handle = worker::start(JobRequest::Generate { dataset: GENERATED.into(), form, graph }, move |message| state.receive(message));
+        self.job.set(Some(handle));
     }
 
-    /// Regenerates one sample alone (a deep link), replacing the list with it.
-    pub fn run_one(&self, target: usize, sample: u32) {
-        let request = JobRequest::GenerateOne { form: self.form.get_untracked(), graph: self.graph.get_untracked(), target, sample };
-        self.start(request, &format!("sample {sample} of target {target}, regenerated alone from the link"));
-    }
-
-    /// Stops the running job; the samples made so far stay.
+    /// Stops the running generation; the samples made so far stay.
     pub fn cancel(&self) {
         if let Some(job) = self.job.get_untracked() {
             job.cancel();
         }
     }
 
-    fn start(&self, request: JobRequest, done_text: &str) {
-        self.cancel();
-        self.status.set(String::new());
-        self.error.set(String::new());
-        self.summary.set(String::new());
-        self.records.set(Vec::new());
-        self.selected.set(None);
-        let state = *self;
-        let done_text = done_text.to_string();
-        self.progress.set(Some(Progress { done: 0, total: 0, started_ms: js_sys::Date::now() }));
-        let handle = worker::start(request, move |message| state.receive(message, &done_text));
-        self.job.set(Some(handle));
-    }
-
-    fn receive(&self, message: FromWorker, done_text: &str) {
+    fn receive(&self, message: FromWorker) {
         match message {
-            FromWorker::Samples { samples, .. } => {
-                if !samples.is_empty() {
-                    self.records.update(|r| r.extend(samples));
-                    if self.selected.get_untracked().is_none() {
-                        self.selected.set(Some(0));
-                    }
-                }
-            }
+            FromWorker::Rows { dataset, total, rows, .. } => self.browse.add_rows(&dataset, total, rows),
             FromWorker::Progress { done, total, .. } => self.progress.update(|p| {
                 if let Some(p) = p {
                     p.done = done;
                     p.total = total;
                 }
             }),
-            FromWorker::Done { summary, .. } => {
-                let count = self.records.with_untracked(Vec::len);
-                self.summary.set(summary);
-                self.status.set(format!("{count} {done_text}"));
+            FromWorker::Done { .. } => {
+                let count = self.browse.info(GENERATED).map(|d| d.loaded).unwrap_or(0);
+                let seconds = self.progress.with_untracked(|p| p.map(|p| (js_sys::Date::now() - p.started_ms) / 1000.0)).unwrap_or(0.0);
+                self.status.set(format!("{count} samples generated in {seconds:.1} s"));
                 self.finish();
             }
             FromWorker::Failed { message, location, .. } => {
+                self.browse.settle(GENERATED);
                 self.error.set(match location {
                     Some(at) => format!("{at}: {message}"),
                     None => message,
@@ -121,16 +135,45 @@ impl GenerationState {
                 self.finish();
             }
             FromWorker::Cancelled { .. } => {
-                let count = self.records.with_untracked(Vec::len);
+                self.browse.settle(GENERATED);
+                let count = self.browse.info(GENERATED).map(|d| d.loaded).unwrap_or(0);
                 self.status.set(format!("cancelled after {count} samples"));
                 self.finish();
             }
-            FromWorker::Drawing { .. } | FromWorker::Parsed { .. } | FromWorker::Ready { .. } => {}
+            _ => {}
         }
     }
 
     fn finish(&self) {
         self.progress.set(None);
         self.job.set(None);
+    }
+
+    /// Regenerates the generated run (its settings as they were) and downloads one file per run, byte-identical
+    /// to `arbigraph generate` with the same settings.
+    pub fn download(&self, format: FileFormat) {
+        let Some(Source::Generated { form, graph, .. }) = self.browse.info(GENERATED).map(|d| d.source) else { return };
+        let state = *self;
+        self.error.set(String::new());
+        self.exporting.set(Some(Progress::start()));
+        worker::start(JobRequest::Export { form, graph, format }, move |message| match message {
+            FromWorker::File { name, text, .. } => {
+                if let Err(e) = download_text(&name, "application/json", &text) {
+                    state.error.set(e.to_string());
+                }
+            }
+            FromWorker::Progress { done, total, .. } => state.exporting.update(|p| {
+                if let Some(p) = p {
+                    p.done = done;
+                    p.total = total;
+                }
+            }),
+            FromWorker::Failed { message, .. } => {
+                state.error.set(message);
+                state.exporting.set(None);
+            }
+            FromWorker::Done { .. } | FromWorker::Cancelled { .. } => state.exporting.set(None),
+            _ => {}
+        });
     }
 }

@@ -1,15 +1,17 @@
-//! The app's state, in one place: the designer's graph, the generator's form and samples, the evaluation's
-//! endpoint settings and the latest results, one file per area. `App` provides one `AppState`; pages read and
-//! change it through the methods here, so navigating between routes keeps everything (pages are rebuilt, their
-//! state is not). No business rules: graph edits go through `TaskGraph::apply`, generation through the engine.
+//! The app's state, in one place: the designer's graph, the generator's form and run, the instance browser's
+//! datasets, the evaluation's endpoint settings and the latest results, one file per area. `App` provides one
+//! `AppState`; pages read and change it through the methods here, so navigating between routes keeps
+//! everything (pages are rebuilt, their state is not). No business rules: graph edits go through `TaskGraph::apply`, generation through the engine.
 
+mod browse;
 mod design;
 mod evaluation;
 mod generation;
 
+pub use browse::{BrowseState, DatasetInfo, SiteStatus, Source};
 pub use design::{DesignState, OpenAs};
 pub use evaluation::EvaluationState;
-pub use generation::GenerationState;
+pub use generation::{GenerationState, Progress};
 
 use leptos::prelude::*;
 
@@ -29,8 +31,10 @@ pub fn with_registry<R>(f: impl FnOnce(&Registry) -> R) -> R {
 pub struct AppState {
     /// The designer.
     pub design: DesignState,
-    /// Generate & browse.
+    /// Generate.
     pub generation: GenerationState,
+    /// The instance browser.
+    pub browse: BrowseState,
     /// Evaluate.
     pub evaluation: EvaluationState,
     /// The latest results file made or loaded in this tab (reference layout), if any.
@@ -40,7 +44,8 @@ pub struct AppState {
 impl AppState {
     /// Fresh state.
     pub fn new() -> AppState {
-        AppState { design: DesignState::new(), generation: GenerationState::new(), evaluation: EvaluationState::new(), results: RwSignal::new(None) }
+        let browse = BrowseState::new();
+        AppState { design: DesignState::new(), generation: GenerationState::new(browse), browse, evaluation: EvaluationState::new(), results: RwSignal::new(None) }
     }
 }
 

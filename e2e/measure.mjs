@@ -1,0 +1,121 @@
+// Measures the instance pages in headless Chromium and prints the figures of the README's instances paragraph:
+// the paper's whole dataset generated in the worker (time, samples per second against the native CLI, the
+// longest main-thread task), frame times while scrolling its 10,000+ samples, opening a 50 MB file, and
+// opening a 100,000-sample static site. Run after a release build:
+//   trunk build --release && cargo build --release --bin arbigraph && node e2e/measure.mjs
+import http from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { serveDist, launch, ROOT, DIST } from './harness.mjs';
+
+const scratch = mkdtempSync(join(tmpdir(), 'arbigraph-measure-'));
+const release = join(ROOT, 'target', 'release', 'arbigraph');
+const binary = existsSync(release) ? release : join(ROOT, 'target', 'debug', 'arbigraph');
+const run = (...args) => execFileSync(binary, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+const LONG_TASKS = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+    .observe({ type: 'longtask', buffered: true });
+`;
+
+async function serveDir(dir, base) {
+  const srv = http.createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = normalize(join(dir, path.slice(base.length)));
+    if (!path.startsWith(base) || !file.startsWith(dir)) { res.writeHead(404).end(); return; }
+    try {
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const type = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' }[extname(file)] ?? 'application/octet-stream';
+      res.writeHead(200, { 'Content-Type': type }).end(await readFile(file));
+    } catch { res.writeHead(404).end(); }
+  });
+  await new Promise((ok) => srv.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${srv.address().port}${base}`, close: () => new Promise((ok) => srv.close(ok)) };
+}
+
+const quantile = (values, q) => { const s = [...values].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+const figures = [];
+const say = (text) => { figures.push(text); console.log(text); };
+
+const server = await serveDist();
+const { context, page } = await launch();
+await context.addInitScript(LONG_TASKS);
+
+// 1. The paper's whole dataset in the worker.
+await page.goto(`${server.url}#/generate?topology=paper&family=all&spt=16&seed=0`);
+await page.waitForSelector('[data-testid="generate"]');
+await page.evaluate(() => { window.__longTasks = []; });
+let started = Date.now();
+await page.click('[data-testid="generate"]');
+await page.waitForSelector('#gen-status:has-text("generated")', { timeout: 600000 });
+const browserSeconds = (Date.now() - started) / 1000;
+const samples = Number((await page.textContent('#gen-status')).match(/(\d+) samples generated/)[1]);
+const longestGenerating = await page.evaluate(() => Math.max(0, ...window.__longTasks));
+
+// The same eleven runs natively.
+started = process.hrtime.bigint();
+for (const family of ['math', 'gsm', 'python']) {
+  for (const topology of ['baseline', 'forgetting', 'chain', 'multichain']) {
+    if (family === 'gsm' && topology === 'multichain') continue;
+    run('generate', '--topology', topology, '--family', family, '--samples-per-target', '16', '--seed', '0', '-o', join(scratch, `${family}_${topology}.json`));
+  }
+}
+const nativeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+say(`paper dataset (${samples} samples, 11 runs): ${browserSeconds.toFixed(1)} s in the worker = ${(samples / browserSeconds).toFixed(0)} samples/s; ` +
+  `native ${binary.includes('release') ? 'release' : 'debug'} CLI ${nativeSeconds.toFixed(1)} s = ${(samples / nativeSeconds).toFixed(0)} samples/s (files written included); ` +
+  `longest main-thread task while generating ${longestGenerating.toFixed(0)} ms`);
+
+// 2. Scrolling the list of those samples: frame intervals from requestAnimationFrame.
+await page.goto(`${server.url}#/browse`);
+await page.waitForSelector('[data-testid="instance-row"]');
+const box = await page.locator('[data-testid="instance-list"]').boundingBox();
+await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+await page.evaluate(() => {
+  window.__frames = [];
+  window.__longTasks = [];
+  let last = performance.now();
+  const tick = (now) => { window.__frames.push(now - last); last = now; if (window.__frames.length < 100000) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+});
+for (let i = 0; i < 150; i++) { await page.mouse.wheel(0, 2000); await page.waitForTimeout(16); }
+const frames = (await page.evaluate(() => window.__frames)).slice(2);
+const longestScrolling = await page.evaluate(() => Math.max(0, ...window.__longTasks));
+const rows = await page.locator('[data-testid="instance-row"]').count();
+say(`scrolling ${samples} samples (150 wheel steps of 2,000 px): frame interval median ${quantile(frames, 0.5).toFixed(1)} ms, ` +
+  `95th percentile ${quantile(frames, 0.95).toFixed(1)} ms, worst ${Math.max(...frames).toFixed(1)} ms; ${rows} rows in the DOM; longest task ${longestScrolling.toFixed(0)} ms`);
+
+// 3. Opening a 50 MB file.
+const big = join(scratch, 'big.json');
+run('generate', '--topology', 'chain', '--family', 'math', '--samples-per-target', '260', '--seed', '1', '-o', big);
+await page.evaluate(() => { window.__longTasks = []; });
+started = Date.now();
+await page.setInputFiles('#open-dataset', big);
+await page.waitForSelector('#browse-notice:has-text("opened big.json")', { timeout: 600000 });
+say(`opening a ${(statSync(big).size / 1e6).toFixed(1)} MB dataset file (10,400 samples): ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
+  `longest main-thread task ${(await page.evaluate(() => Math.max(0, ...window.__longTasks))).toFixed(0)} ms`);
+await context.close();
+await server.close();
+
+// 4. A 100,000-sample static site: time from navigation to the first rows shown.
+const huge = join(scratch, 'math_100k.json');
+run('generate', '--topology', 'baseline', '--family', 'math', '--samples-per-target', '2500', '--seed', '0', '-o', huge);
+const siteDir = join(scratch, 'site');
+run('site', '--out', siteDir, '--dist', DIST, '--dataset', huge);
+const site = await serveDir(siteDir, '/site/');
+const visitor = await launch();
+const times = [];
+for (let i = 0; i < 3; i++) {
+  await visitor.page.goto('about:blank');
+  const t0 = Date.now();
+  await visitor.page.goto(`${site.url}#/browse?dataset=math_100k&index=0`);
+  await visitor.page.waitForSelector('[data-testid="instance-row"][data-index="0"] .c-target');
+  times.push(Date.now() - t0);
+}
+say(`a 100,000-sample site (${(statSync(huge).size / 1e6).toFixed(0)} MB, 100 shards): first rows shown ${Math.min(...times)}–${Math.max(...times)} ms after navigation (3 loads)`);
+await visitor.context.close();
+await site.close();
+console.log('\n' + figures.map((f) => `- ${f}`).join('\n'));

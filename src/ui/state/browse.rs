@@ -1,0 +1,468 @@
+//! The instance browser's state: the datasets the page knows (the generated run, a regenerated link, opened
+//! files, a static site's hosted datasets), each dataset's rows (the samples themselves stay in the job
+//! runner's store), the filters and the list they give, the selection and the open instance. Hosted datasets
+//! load shard by shard as the list shows them. Every long step is a job (`web::worker`).
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+
+use crate::app::catalog::{Query, Row};
+use crate::app::form::GenerateForm;
+use crate::app::instance::Detail;
+use crate::app::jobs::{FromWorker, JobRequest};
+use crate::app::link::Link;
+use crate::engine::dataset::site::{SiteDataset, SiteIndex, INDEX_PATH};
+use crate::web::files::fetch_text;
+use crate::web::worker::{self, JobHandle};
+
+/// The key of the generated run's dataset.
+pub const GENERATED: &str = "generated";
+/// The key of a regenerated link's dataset.
+pub const LINKED: &str = "link";
+
+/// Where a dataset came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// Generated in this tab from `form`: the plan's runs (their forms), or a custom graph.
+    Generated { form: GenerateForm, runs: Vec<GenerateForm>, graph: Option<String> },
+    /// One sample regenerated from a link.
+    Link { form: GenerateForm, graph: Option<String>, target: usize },
+    /// A file opened in this tab.
+    File,
+    /// A dataset of the static site the app is served from.
+    Hosted(Box<SiteDataset>),
+}
+
+/// A dataset the page knows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatasetInfo {
+    /// Key in the store (`generated`, `file:x.json`, `site:math_chain`).
+    pub key: String,
+    /// What the page calls it.
+    pub name: String,
+    pub source: Source,
+    /// Samples in the dataset.
+    pub total: usize,
+    /// Rows received.
+    pub loaded: usize,
+}
+
+/// The static site's index, as far as the page knows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SiteStatus {
+    Looking,
+    /// No `datasets/index.json` beside the app.
+    Absent,
+    Found(SiteIndex),
+    /// The index is there but wrong: its problems.
+    Broken(Vec<String>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ShardState {
+    Waiting,
+    Loading,
+    Loaded,
+    Failed,
+}
+
+/// The instance browser's state.
+#[derive(Clone, Copy)]
+pub struct BrowseState {
+    pub datasets: RwSignal<Vec<DatasetInfo>>,
+    /// Rows by dataset key; `revision` changes whenever they do.
+    rows: StoredValue<HashMap<String, Vec<Option<Row>>>>,
+    pub revision: RwSignal<u64>,
+    /// The dataset shown.
+    pub current: RwSignal<Option<String>>,
+    pub query: RwSignal<Query>,
+    /// The dataset positions the query keeps, in order; `None` is every position in order.
+    pub view: RwSignal<Option<Vec<usize>>>,
+    /// The selected sample (a dataset position).
+    pub selected: RwSignal<Option<usize>>,
+    /// True when the instance view shows the selected sample.
+    pub open: RwSignal<bool>,
+    pub detail: RwSignal<Option<Detail>>,
+    /// Set when the list should scroll a position into view.
+    pub reveal: RwSignal<Option<usize>>,
+    pub site: RwSignal<SiteStatus>,
+    /// A problem to show (a bad file, a failed fetch); cleared by the next success.
+    pub error: RwSignal<String>,
+    /// What just happened (a file opened, a link followed).
+    pub notice: RwSignal<String>,
+    /// A file being read: its name and progress.
+    pub opening: RwSignal<Option<(String, usize, usize)>>,
+    shards: StoredValue<HashMap<String, Vec<ShardState>>>,
+    query_job: StoredValue<Option<JobHandle>>,
+    detail_job: StoredValue<Option<JobHandle>>,
+    /// A dataset link waiting for the site index.
+    pending: StoredValue<Option<(String, Option<usize>)>>,
+}
+
+impl BrowseState {
+    pub(super) fn new() -> BrowseState {
+        let state = BrowseState {
+            datasets: RwSignal::new(Vec::new()),
+            rows: StoredValue::new(HashMap::new()),
+            revision: RwSignal::new(0),
+            current: RwSignal::new(None),
+            query: RwSignal::new(Query::default()),
+            view: RwSignal::new(None),
+            selected: RwSignal::new(None),
+            open: RwSignal::new(false),
+            detail: RwSignal::new(None),
+            reveal: RwSignal::new(None),
+            site: RwSignal::new(SiteStatus::Looking),
+            error: RwSignal::new(String::new()),
+            notice: RwSignal::new(String::new()),
+            opening: RwSignal::new(None),
+            shards: StoredValue::new(HashMap::new()),
+            query_job: StoredValue::new(None),
+            detail_job: StoredValue::new(None),
+            pending: StoredValue::new(None),
+        };
+        leptos::task::spawn_local(async move { state.load_site().await });
+        state
+    }
+
+    /// Reads `datasets/index.json` beside the app, if there is one, and lists its datasets.
+    async fn load_site(self) {
+        match fetch_text(INDEX_PATH).await {
+            Ok(None) => self.site.set(SiteStatus::Absent),
+            Err(e) => {
+                self.site.set(SiteStatus::Absent);
+                self.error.set(e);
+            }
+            Ok(Some(text)) => match SiteIndex::parse(&text) {
+                Err(problems) => {
+                    self.error.set(format!("{INDEX_PATH} is broken: {}", problems.join("; ")));
+                    self.site.set(SiteStatus::Broken(problems));
+                }
+                Ok(index) => {
+                    for d in &index.datasets {
+                        let info = DatasetInfo { key: format!("site:{}", d.name), name: d.name.clone(), source: Source::Hosted(Box::new(d.clone())), total: d.samples, loaded: 0 };
+                        self.shards.update_value(|s| {
+                            s.insert(info.key.clone(), vec![ShardState::Waiting; d.shards.len()]);
+                        });
+                        self.upsert(info);
+                    }
+                    self.site.set(SiteStatus::Found(index));
+                    if let Some((name, index)) = self.pending.try_update_value(Option::take).flatten() {
+                        self.follow_dataset(&name, index);
+                    }
+                }
+            },
+        }
+    }
+
+    fn upsert(&self, info: DatasetInfo) {
+        self.datasets.update(|all| match all.iter_mut().find(|d| d.key == info.key) {
+            Some(slot) => *slot = info,
+            None => all.push(info),
+        });
+    }
+
+    /// The dataset with `key`.
+    pub fn info(&self, key: &str) -> Option<DatasetInfo> {
+        self.datasets.with_untracked(|all| all.iter().find(|d| d.key == key).cloned())
+    }
+
+    /// The shown dataset.
+    pub fn current_info(&self) -> Option<DatasetInfo> {
+        let key = self.current.get()?;
+        self.datasets.with(|all| all.iter().find(|d| d.key == key).cloned())
+    }
+
+    /// Runs `f` over the rows of dataset `key` (tracking `revision`).
+    pub fn with_rows<R>(&self, key: &str, f: impl FnOnce(&[Option<Row>]) -> R) -> R {
+        self.revision.track();
+        self.rows.with_value(|all| f(all.get(key).map(Vec::as_slice).unwrap_or(&[])))
+    }
+
+    /// Starts dataset `key` afresh (empty) and shows it.
+    pub fn begin(&self, key: &str, name: &str, source: Source, total: usize) {
+        self.rows.update_value(|all| {
+            all.insert(key.to_string(), vec![None; total]);
+        });
+        self.revision.update(|r| *r += 1);
+        self.upsert(DatasetInfo { key: key.to_string(), name: name.to_string(), source, total, loaded: 0 });
+        self.show(key);
+    }
+
+    /// Adds rows streamed in for dataset `key` (of `total` samples).
+    pub fn add_rows(&self, key: &str, total: usize, rows: Vec<Row>) {
+        let mut loaded = 0;
+        self.rows.update_value(|all| {
+            let slots = all.entry(key.to_string()).or_default();
+            if slots.len() < total {
+                slots.resize(total, None);
+            }
+            for row in rows {
+                let at = row.index;
+                if at >= slots.len() {
+                    slots.resize(at + 1, None);
+                }
+                slots[at] = Some(row);
+            }
+            loaded = slots.iter().filter(|r| r.is_some()).count();
+        });
+        self.revision.update(|r| *r += 1);
+        self.datasets.update(|all| {
+            if let Some(d) = all.iter_mut().find(|d| d.key == key) {
+                d.total = d.total.max(total);
+                d.loaded = loaded;
+            }
+        });
+        if self.current.get_untracked().as_deref() == Some(key) && !self.query.with_untracked(Query::is_identity) {
+            self.run_query();
+        }
+    }
+
+    /// A run ended early (cancelled or failed): the dataset is what was made, not the slots it asked for.
+    pub fn settle(&self, key: &str) {
+        let mut total = 0;
+        self.rows.update_value(|all| {
+            if let Some(slots) = all.get_mut(key) {
+                let end = slots.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+                slots.truncate(end);
+                total = end;
+            }
+        });
+        self.revision.update(|r| *r += 1);
+        self.datasets.update(|all| {
+            if let Some(d) = all.iter_mut().find(|d| d.key == key) {
+                d.total = total;
+            }
+        });
+    }
+
+    /// Shows dataset `key` from its start, with no filter.
+    pub fn show(&self, key: &str) {
+        if self.current.get_untracked().as_deref() != Some(key) {
+            self.current.set(Some(key.to_string()));
+            self.query.set(Query::default());
+            self.view.set(None);
+        }
+        self.selected.set(None);
+        self.open.set(false);
+        self.detail.set(None);
+        self.reveal.set(Some(0));
+        if matches!(self.info(key).map(|d| d.source), Some(Source::Hosted(_))) {
+            self.ensure_loaded(key, 0, 1);
+        }
+    }
+
+    /// Changes the filters; the list follows once the runner answers.
+    pub fn set_query(&self, query: Query) {
+        self.query.set(query);
+        self.run_query();
+    }
+
+    fn run_query(&self) {
+        let Some(key) = self.current.get_untracked() else { return };
+        let query = self.query.get_untracked();
+        if let Some(job) = self.query_job.get_value() {
+            job.cancel();
+        }
+        if query.is_identity() {
+            self.view.set(None);
+            return;
+        }
+        // A filter on a hosted dataset needs every sample: fetch the shards not yet here.
+        if let Some(total) = self.info(&key).filter(|d| matches!(d.source, Source::Hosted(_))).map(|d| d.total) {
+            self.ensure_loaded(&key, 0, total);
+        }
+        let state = *self;
+        let handle = worker::start(JobRequest::Query { dataset: key, query }, move |message| {
+            if let FromWorker::View { indices, .. } = message {
+                state.view.set(Some(indices));
+            }
+        });
+        self.query_job.set_value(Some(handle));
+    }
+
+    /// Selects dataset position `index`, shows it when the instance view is open, and scrolls it into view.
+    pub fn select(&self, index: usize) {
+        self.selected.set(Some(index));
+        self.reveal.set(Some(index));
+        if self.open.get_untracked() {
+            self.request_detail(index);
+        }
+    }
+
+    /// Opens the instance view on the selected sample.
+    pub fn open_selected(&self) {
+        if let Some(index) = self.selected.get_untracked() {
+            self.open.set(true);
+            self.request_detail(index);
+        }
+    }
+
+    /// Closes the instance view (or, when it is closed, clears the selection).
+    pub fn close(&self) {
+        if self.open.get_untracked() {
+            self.open.set(false);
+        } else {
+            self.selected.set(None);
+        }
+    }
+
+    fn request_detail(&self, index: usize) {
+        let Some(key) = self.current.get_untracked() else { return };
+        if self.detail.with_untracked(|d| d.as_ref().is_some_and(|d| d.dataset == key && d.row.index == index)) {
+            return;
+        }
+        if let Some(job) = self.detail_job.get_value() {
+            job.cancel();
+        }
+        let loaded = self.with_rows_untracked(&key, |rows| rows.get(index).is_some_and(Option::is_some));
+        if !loaded {
+            // The shard arrives first; `add_shard_rows` asks again.
+            self.ensure_loaded(&key, index, index + 1);
+            return;
+        }
+        let state = *self;
+        let handle = worker::start(JobRequest::Detail { dataset: key, index }, move |message| match message {
+            FromWorker::Detail { detail, .. } => {
+                if state.selected.get_untracked() == Some(detail.row.index) {
+                    state.detail.set(Some(*detail));
+                }
+            }
+            FromWorker::Failed { message, .. } => state.error.set(message),
+            _ => {}
+        });
+        self.detail_job.set_value(Some(handle));
+    }
+
+    fn with_rows_untracked<R>(&self, key: &str, f: impl FnOnce(&[Option<Row>]) -> R) -> R {
+        self.rows.with_value(|all| f(all.get(key).map(Vec::as_slice).unwrap_or(&[])))
+    }
+
+    /// Fetches the shards of hosted dataset `key` that hold positions `first..end` and are not here yet.
+    pub fn ensure_loaded(&self, key: &str, first: usize, end: usize) {
+        let Some(Source::Hosted(dataset)) = self.info(key).map(|d| d.source) else { return };
+        let Some(from) = dataset.shard_of(first) else { return };
+        let to = dataset.shard_of(end.saturating_sub(1).max(first)).unwrap_or(from);
+        for shard in from..=to {
+            let waiting = self.shards.with_value(|s| s.get(key).and_then(|v| v.get(shard)).is_some_and(|st| matches!(st, ShardState::Waiting | ShardState::Failed)));
+            if waiting {
+                self.set_shard(key, shard, ShardState::Loading);
+                let (state, key, dataset) = (*self, key.to_string(), dataset.clone());
+                leptos::task::spawn_local(async move { state.load_shard(&key, &dataset, shard).await });
+            }
+        }
+    }
+
+    fn set_shard(&self, key: &str, shard: usize, to: ShardState) {
+        self.shards.update_value(|s| {
+            if let Some(slot) = s.get_mut(key).and_then(|v| v.get_mut(shard)) {
+                *slot = to;
+            }
+        });
+    }
+
+    async fn load_shard(self, key: &str, dataset: &SiteDataset, shard: usize) {
+        let meta = &dataset.shards[shard];
+        let path = format!("datasets/{}", meta.file);
+        let text = match fetch_text(&path).await {
+            Ok(Some(text)) => text,
+            Ok(None) => return self.shard_failed(key, shard, format!("{path} is missing from the site")),
+            Err(e) => return self.shard_failed(key, shard, e),
+        };
+        let summary = (!dataset.summary.is_null()).then(|| dataset.summary.clone());
+        let request = JobRequest::LoadShard { dataset: key.to_string(), name: meta.file.clone(), first: meta.first, total: dataset.samples, summary, text };
+        let key = key.to_string();
+        worker::start(request, move |message| match message {
+            FromWorker::Rows { dataset, total, rows, .. } => self.add_rows(&dataset, total, rows),
+            FromWorker::Done { .. } => {
+                self.set_shard(&key, shard, ShardState::Loaded);
+                // A sample waiting for this shard can be shown now.
+                if let (true, Some(index)) = (self.open.get_untracked(), self.selected.get_untracked()) {
+                    self.request_detail(index);
+                }
+            }
+            FromWorker::Failed { message, location, .. } => self.shard_failed(&key, shard, location.map(|l| format!("{l}: {message}")).unwrap_or(message)),
+            _ => {}
+        });
+    }
+
+    fn shard_failed(&self, key: &str, shard: usize, message: String) {
+        self.set_shard(key, shard, ShardState::Failed);
+        self.error.set(message);
+    }
+
+    /// Opens a dataset file (read and parsed in the worker); a bad file leaves everything loaded as it was.
+    pub fn open_file(&self, file: web_sys::File) {
+        let name = file.name();
+        let key = format!("file:{name}");
+        let state = *self;
+        self.error.set(String::new());
+        self.opening.set(Some((name.clone(), 0, 0)));
+        let request = JobRequest::OpenFile { dataset: key.clone(), name: name.clone(), text: String::new() };
+        worker::start_with_file(request, file.into(), move |message| match message {
+            FromWorker::Opened { samples, .. } => {
+                state.begin(&key, &name, Source::File, samples);
+                state.opening.set(Some((name.clone(), 0, samples)));
+            }
+            FromWorker::Rows { dataset, total, rows, .. } => state.add_rows(&dataset, total, rows),
+            FromWorker::Progress { done, total, .. } => state.opening.set(Some((name.clone(), done, total))),
+            FromWorker::Done { .. } => {
+                state.opening.set(None);
+                let count = state.info(&key).map(|d| d.total).unwrap_or(0);
+                state.notice.set(format!("opened {name}: {count} samples"));
+                state.error.set(String::new());
+            }
+            FromWorker::Failed { message, location, .. } => {
+                state.opening.set(None);
+                state.error.set(match location {
+                    Some(at) if !message.starts_with(&at) => format!("{at}: {message}"),
+                    _ => message,
+                });
+            }
+            _ => {}
+        });
+    }
+
+    /// Follows a link: regenerates one sample, or opens a dataset at a position.
+    pub fn follow(&self, link: Link) {
+        match link {
+            Link::Regenerate { form, graph, target, sample } => self.regenerate(form, graph, target, sample),
+            Link::Dataset { name, index } => self.follow_dataset(&name, index),
+            Link::None => {}
+        }
+    }
+
+    fn follow_dataset(&self, name: &str, index: Option<usize>) {
+        let found = self.datasets.with_untracked(|all| all.iter().find(|d| d.name == name || d.key == name).map(|d| d.key.clone()));
+        match found {
+            Some(key) => {
+                self.show(&key);
+                if let Some(index) = index {
+                    self.selected.set(Some(index));
+                    self.reveal.set(Some(index));
+                    self.open_selected();
+                }
+            }
+            None if self.site.get_untracked() == SiteStatus::Looking => self.pending.set_value(Some((name.to_string(), index))),
+            None => self.error.set(format!("the link names dataset `{name}`, which is not open here: open its file, or use the site that hosts it")),
+        }
+    }
+
+    fn regenerate(&self, form: GenerateForm, graph: Option<String>, target: usize, sample: u32) {
+        let state = *self;
+        let name = format!("link: {} {}, target {target}, sample {sample}", form.family, form.topology);
+        self.begin(LINKED, &name, Source::Link { form: form.clone(), graph: graph.clone(), target }, 1);
+        let request = JobRequest::GenerateOne { dataset: LINKED.into(), form, graph, target, sample };
+        worker::start(request, move |message| match message {
+            FromWorker::Rows { dataset, total, rows, .. } => {
+                state.add_rows(&dataset, total, rows);
+                state.select(0);
+                state.open_selected();
+                state.notice.set("regenerated from the link".into());
+            }
+            FromWorker::Failed { message, .. } => state.error.set(format!("the link's sample cannot be regenerated: {message}")),
+            _ => {}
+        });
+    }
+}
