@@ -310,7 +310,7 @@ impl Job {
     /// True for jobs done in one short step (queries, details, shards): they run before long jobs' slices, so
     /// browsing stays quick while a generation runs.
     pub fn is_quick(&self) -> bool {
-        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Render { .. } | Work::Parse { .. })
+        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Render { .. } | Work::Parse { .. } | Work::OpenGraph { .. })
     }
 
     /// Units the next slice will do.
