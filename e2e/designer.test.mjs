@@ -277,7 +277,6 @@ test('generate from the canvas opens the samples in the instance browser', async
   await page.locator('.design-run input[name="spt"]').dispatchEvent('change');
   await page.click('[data-testid="generate"]');
   await page.waitForFunction(() => location.hash.startsWith('#/browse'));
-  await page.waitForFunction(() => /samples generated/.test(document.body.textContent));
   assert.deepEqual(errors, []);
 });
 
