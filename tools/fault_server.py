@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""A scripted OpenAI-compatible chat endpoint that misbehaves on purpose, for the fault-injection test.
+"""A scripted OpenAI-compatible chat endpoint that misbehaves on purpose, for the fault-injection and load tests.
 
-Usage: python3 tools/fault_server.py [--delay-ms N] [--hang-secs S]
-Prints "PORT <n>" once listening on 127.0.0.1 (a free port), then serves until killed.
+Usage: python3 tools/fault_server.py [--delay-ms N] [--hang-secs S] [--mix SPEC --seed N --slow-ms N]
+Prints "PORT <n>" once listening on 127.0.0.1 (a free port), then serves until killed. It takes at least 64
+concurrent connections (one thread each, a listen backlog of 256).
 
 POST /v1/chat/completions plays a tiny agent for prompts of the form
   "Define task_1_input = <x>.\nTask 1:\nCompute <expression in task_1_input> and call the result task_1_out.\n"
@@ -10,13 +11,23 @@ turn 1: a calculator call with the expression (x substituted); turn 2: a boxed a
 The first attempt of each (prompt, turn) may instead fail, chosen by a hash of the prompt:
 429 with Retry-After: 1, 500, a hang past the client's timeout, a dropped connection, a malformed JSON body.
 Some prompts get malformed tool arguments first, some get arguments as a JSON object, some a wrong answer.
-GET /stats returns counters and the Authorization headers seen (so a test can check the key was sent).
+
+With --mix, every request instead draws its fault at random (seeded by --seed) from percentages such as
+  --mix 429=10,500=5,slow=5,truncated=3,drop=3,hang=1,badjson=1
+where slow replies correctly after --slow-ms, truncated sends a full Content-Length but only half the body before
+closing the connection, and the others are as above; the rest of the requests are answered at once.
+
+GET /stats returns counters, the Authorization headers seen (so a test can check the key was sent), the most
+requests in flight at once, and the requests per sample (all of them, and those answered properly, slow ones
+included, under "per_sample_ok"): a prompt that starts with "Case <n>." counts as sample
+n, any other prompt under the first 12 hex digits of its SHA-256.
 Python 3 standard library only.
 """
 
 import argparse
 import hashlib
 import json
+import random
 import re
 import socket
 import sys
@@ -26,7 +37,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ATTEMPTS = {}
-STATS = {"requests": 0, "faults": {}, "auth": []}
+STATS = {"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}}
+IN_FLIGHT = [0]
+MIX = []  # (fault, cumulative percentage) when --mix is given
+RNG = random.Random(0)
+FAULTS = ("429", "500", "slow", "truncated", "drop", "hang", "badjson")
 
 
 def bucket(text):
@@ -45,6 +60,30 @@ def first_attempt_fault(h):
     if h < 30:
         return "badjson"
     return None
+
+
+def parse_mix(spec):
+    mix, total = [], 0.0
+    for part in filter(None, spec.split(",")):
+        name, _, share = part.partition("=")
+        if name not in FAULTS:
+            raise SystemExit("unknown fault %r in --mix (known: %s)" % (name, ", ".join(FAULTS)))
+        total += float(share)
+        mix.append((name, total))
+    if total > 100:
+        raise SystemExit("--mix adds up to more than 100%")
+    return mix
+
+
+def mixed_fault():
+    with LOCK:
+        x = RNG.random() * 100
+    return next((name for name, upto in MIX if x < upto), None)
+
+
+def sample_key(prompt):
+    case = re.match(r"Case (\d+)\.", prompt)
+    return case.group(1) if case else hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:12]
 
 
 def completion(message, finish, prompt_tokens, completion_tokens):
@@ -100,6 +139,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     delay = 0.0
     hang = 3.0
+    slow = 0.4
 
     def log_message(self, *args):
         pass
@@ -140,9 +180,23 @@ class Handler(BaseHTTPRequestHandler):
             auth = self.headers.get("Authorization")
             if auth and auth not in STATS["auth"]:
                 STATS["auth"].append(auth)
+            sample = sample_key(prompt)
+            STATS["per_sample"][sample] = STATS["per_sample"].get(sample, 0) + 1
             ATTEMPTS[key] = ATTEMPTS.get(key, 0) + 1
             attempt = ATTEMPTS[key]
-        fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 else None
+            IN_FLIGHT[0] += 1
+            STATS["max_in_flight"] = max(STATS["max_in_flight"], IN_FLIGHT[0])
+        try:
+            self.answer(body, prompt, messages, attempt)
+        finally:
+            with LOCK:
+                IN_FLIGHT[0] -= 1
+
+    def answer(self, body, prompt, messages, attempt):
+        if MIX:
+            fault = mixed_fault()
+        else:
+            fault = first_attempt_fault(bucket(prompt + "|%d" % len(messages))) if attempt == 1 else None
         if fault:
             with LOCK:
                 STATS["faults"][fault] = STATS["faults"].get(fault, 0) + 1
@@ -163,23 +217,51 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        elif fault == "truncated":
+            data = json.dumps(play(body)).encode("utf-8")
+            self.close_connection = True
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         elif fault == "badjson":
             self.send_json(200, b"{\"choices\": [{\"message\": {\"content\": \"trunc")
         else:
-            if self.delay:
+            if fault == "slow":
+                time.sleep(self.slow)
+            elif self.delay:
                 time.sleep(self.delay)
+            with LOCK:
+                sample = sample_key(prompt)
+                STATS["per_sample_ok"][sample] = STATS["per_sample_ok"].get(sample, 0) + 1
             self.send_json(200, play(body))
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay-ms", type=float, default=0.0)
     parser.add_argument("--hang-secs", type=float, default=3.0)
+    parser.add_argument("--mix", default="", help="random faults per request, e.g. 429=10,500=5,slow=5")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--slow-ms", type=float, default=400.0)
     args = parser.parse_args()
     Handler.delay = args.delay_ms / 1000.0
     Handler.hang = args.hang_secs
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    Handler.slow = args.slow_ms / 1000.0
+    MIX.extend(parse_mix(args.mix))
+    RNG.seed(args.seed)
+    server = Server(("127.0.0.1", 0), Handler)
     print("PORT %d" % server.server_address[1], flush=True)
     try:
         server.serve_forever()

@@ -28,6 +28,9 @@ pub struct Args {
     /// How generation scales instead: long chains, a 200-task multichain, 10,000- to 1,000,000-node graphs.
     #[arg(long)]
     scale: bool,
+    /// The evaluation harness's own cost instead: requests per second `arbigraph eval` drives against an instant local endpoint.
+    #[arg(long)]
+    harness: bool,
 }
 
 /// The reference's published rates on a 2-vCPU machine (samples/s; chain rows in task instances/s).
@@ -52,6 +55,9 @@ pub fn run(args: Args) -> ExitCode {
     }
     if args.scale {
         return super::bench_scale::run();
+    }
+    if args.harness {
+        return super::bench_harness::run();
     }
     if !(args.seconds > 0.0 && args.seconds <= 600.0) {
         return fail("--seconds must be in (0, 600]");

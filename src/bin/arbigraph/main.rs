@@ -15,6 +15,8 @@ mod batch;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
+mod bench_harness;
+#[cfg(not(target_arch = "wasm32"))]
 mod bench_image;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench_layout;

@@ -517,7 +517,7 @@ pub fn binary(op: BinOp, x: &Rational, y: &Rational) -> Result<Rational, EvalErr
         BinOp::FloorDiv => Rational::from_bigint(x.div(y).ok_or(EvalError::DivisionByZero)?.floor()),
         BinOp::Mod => python_mod(x, y)?,
         BinOp::Pow => {
-            let exp = y.to_i64().filter(|e| e.abs() <= MAX_EXPONENT).ok_or_else(|| EvalError::BadExponent(y.to_string()))?;
+            let exp = y.to_i64().filter(|e| e.unsigned_abs() <= MAX_EXPONENT.unsigned_abs()).ok_or_else(|| EvalError::BadExponent(y.to_string()))?;
             if x.bits().saturating_mul(exp.unsigned_abs()) > MAX_BITS {
                 return Err(EvalError::TooLarge);
             }
@@ -631,6 +631,13 @@ mod tests {
     #[test]
     fn powers_are_right_associative_and_bind_tighter_than_unary_minus() {
         check(&[("2 ** 3 ** 2", q(512, 1)), ("-2 ** 2", q(-4, 1)), ("2 ** -1", q(1, 2)), ("(-2) ** 2", q(4, 1)), ("a ** 0", q(1, 1))]);
+    }
+
+    #[test]
+    fn the_most_negative_exponent_is_refused_rather_than_wrapped_to_zero() {
+        // `i64::MIN.abs()` overflows (a panic in debug builds, `2 ** a == 1` in release ones); found by fuzzing.
+        let result = eval_with("2 ** a", &[i64::MIN]);
+        assert!(result.as_ref().is_err_and(|e| e.starts_with("exponent")), "{result:?}");
     }
 
     #[test]
