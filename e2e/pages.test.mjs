@@ -63,23 +63,27 @@ test('generating shows samples with role-coloured prompts, and a sample link reg
 test('the designer validates live and draws the graph', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);
-  await page.waitForSelector('#design-svg svg');
-  assert.match(await page.textContent('#design-issues'), /No problems/);
+  await page.waitForSelector('svg[data-testid="canvas"] [data-node-id]');
+  assert.match(await page.textContent('.design-issues-summary'), /No problems/);
   const broken = JSON.stringify({
     directed: true, multigraph: false, graph: { target_node: 'b' },
     nodes: [{ id: 'a', kind: 'task', family: 'math', input_kind: 'scalar', output_kind: 'scalar' },
             { id: 'b', kind: 'task', family: 'mathz', input_kind: 'scalar', output_kind: 'scalar' }],
     edges: [{ source: 'a', destination: 'b' }, { source: 'b', destination: 'a' }],
   });
+  await page.click('#design-json-panel summary');
   await page.fill('#design-json', broken);
   await page.waitForSelector('#design-issues .issue--error');
   const issues = await page.textContent('#design-issues');
   assert.match(issues, /cycle/);
   assert.match(issues, /unknown family `mathz`/);
+  assert.equal(await page.locator('svg[data-testid="canvas"] .dg-scene [data-node-id]').count(), 2, 'the broken graph is drawn, not blocked');
   await page.fill('#design-json', '{"nodes": [');
-  await page.waitForSelector('#design-issues .issue--error');
-  assert.match(await page.textContent('#design-issues'), /malformed JSON at line 1/);
-  await page.click('text=diamond (pick / pack)');
+  await page.waitForFunction(() => /JSON panel:1:\d+: not JSON/.test(document.querySelector('#design-issues').textContent));
+  assert.equal(await page.locator('svg[data-testid="canvas"] .dg-scene [data-node-id]').count(), 2, 'malformed text keeps the last graph');
+  await page.selectOption('select[data-testid="preset"]', 'chain');
+  await page.click('[data-testid="apply-preset"]');
+  await page.waitForFunction(() => /No problems/.test(document.querySelector('.design-issues-summary').textContent));
   await page.click('#design-generate');
   await page.waitForSelector('#design-answer');
   await page.screenshot({ path: join(SHOTS, 'design-sample.png'), fullPage: true });

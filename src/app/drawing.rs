@@ -52,7 +52,7 @@ pub fn draw(record: &Json) -> Drawing {
     let Some(instance) = instance_graph(record) else {
         return Drawing::Unavailable { reason: "the record names no task stage".into() };
     };
-    let nodes = instance.graph.nodes.len();
+    let nodes = instance.graph.nodes().len();
     let options = LayoutOptions { node_notes: instance.notes.clone(), ..LayoutOptions::default() };
     if nodes <= DETAIL_NODES {
         return match render::to_svg(&instance.graph, &RenderOptions { layout: options, ..RenderOptions::default() }) {
@@ -66,7 +66,7 @@ pub fn draw(record: &Json) -> Drawing {
             let boxes = placed
                 .nodes
                 .iter()
-                .zip(&instance.graph.nodes)
+                .zip(instance.graph.nodes())
                 .map(|(b, node)| {
                     let mut lines = vec![node.id.0.clone()];
                     lines.extend(instance.notes.get(&node.id.0).cloned().unwrap_or_default());
@@ -76,7 +76,7 @@ pub fn draw(record: &Json) -> Drawing {
                         w: b.width,
                         h: b.height,
                         lines,
-                        target: instance.graph.target.as_ref() == Some(&node.id),
+                        target: instance.graph.target() == Some(&node.id),
                         adapter: !matches!(node.kind, crate::engine::graph::NodeKind::Task(_)),
                     }
                 })

@@ -21,6 +21,7 @@ use crate::engine::graph::{self, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::render::{self, RenderOptions};
 use crate::engine::tasks::registry::Registry;
+use crate::app::editor::{import, tidy};
 use crate::engine::tasks::Task;
 
 /// What a job is asked to do.
@@ -49,6 +50,10 @@ pub enum JobRequest {
     Render { graph: String },
     /// Parse a JSON file (a dataset or results file) and report what it is.
     ParseJson { name: String, text: String },
+    /// Open a designer graph (a file, a drop, a paste): parse and check it and place the nodes without
+    /// positions, or with `arrange` lay every node out anew (a "tidy up" too big for the page). The answer is
+    /// `Parsed` with kind `graph`, the node count and the node-link JSON with positions.
+    OpenGraph { name: String, text: String, arrange: bool },
 }
 
 /// A message to the worker.
@@ -131,6 +136,17 @@ pub fn config_of(form: &GenerateForm, graph: Option<&str>, registry: &Registry) 
         return Err("choose at least one family".into());
     }
     Ok(config)
+}
+
+/// A designer graph opened (and, with `arrange`, laid out anew).
+fn open_graph(name: &str, text: &str, arrange: bool) -> Result<graph::TaskGraph, import::ImportError> {
+    let mut opened = import::open(name, text)?;
+    if arrange {
+        let layout_error = |message: String| import::ImportError::Layout { name: name.to_string(), message };
+        let edit = tidy::tidy_edit(&opened).map_err(|e| layout_error(e.to_string()))?;
+        opened.apply(edit).map_err(|e| layout_error(e.to_string()))?;
+    }
+    Ok(opened)
 }
 
 /// The configurations of a form's plan: the paper's layouts, or the one run (a custom graph makes it one run).
@@ -237,6 +253,7 @@ enum Work {
     Forget { dataset: String },
     Render { graph: String },
     Parse { name: String, text: String },
+    OpenGraph { name: String, text: String, arrange: bool },
 }
 
 /// A job in progress.
@@ -275,6 +292,7 @@ impl Job {
             JobRequest::Forget { dataset } => Work::Forget { dataset },
             JobRequest::Render { graph } => Work::Render { graph },
             JobRequest::ParseJson { name, text } => Work::Parse { name, text },
+            JobRequest::OpenGraph { name, text, arrange } => Work::OpenGraph { name, text, arrange },
         };
         Ok(Job { id, work, finished: false, units: 4 })
     }
@@ -292,7 +310,7 @@ impl Job {
     /// True for jobs done in one short step (queries, details, shards): they run before long jobs' slices, so
     /// browsing stays quick while a generation runs.
     pub fn is_quick(&self) -> bool {
-        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Render { .. } | Work::Parse { .. })
+        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Render { .. } | Work::Parse { .. } | Work::OpenGraph { .. })
     }
 
     /// Units the next slice will do.
@@ -406,6 +424,13 @@ impl Job {
                         FromWorker::Done { id, summary: String::new() },
                     ]
                 }
+            },
+            Work::OpenGraph { name, text, arrange } => match open_graph(name, text, *arrange) {
+                Ok(graph) => vec![
+                    FromWorker::Parsed { id, name: name.clone(), kind: "graph".into(), samples: graph.nodes().len(), json: graph::to_json(&graph).to_string() },
+                    FromWorker::Done { id, summary: String::new() },
+                ],
+                Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: Some(e.location()) }],
             },
         };
         self.finish(out)
@@ -623,6 +648,38 @@ mod tests {
         let mut parse = Job::new(5, JobRequest::ParseJson { name: "x.json".into(), text: "{\n  \"a\": ,\n}".into() }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
         let Some(FromWorker::Failed { location, .. }) = parse.step(&registry, &mut store).into_iter().next() else { panic!("must fail") };
         assert_eq!(location.as_deref(), Some("x.json:2:8"));
+    }
+
+    #[test]
+    fn opening_a_graph_places_it_off_the_page_and_bad_files_fail_located() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let text = include_str!("../../tests/fixtures/reference/dag200_mixed.json");
+        let mut job = Job::new(6, JobRequest::OpenGraph { name: "dag200_mixed.json".into(), text: text.into(), arrange: false }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let messages = run(&mut job, &registry, &mut store);
+        let Some(FromWorker::Parsed { kind, samples, json, .. }) = messages.first() else { panic!("{messages:?}") };
+        assert_eq!((kind.as_str(), *samples), ("graph", 325));
+        let placed = graph::from_json_str(json).unwrap();
+        assert!(placed.nodes().iter().all(|n| n.position.is_some()));
+        assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
+        let mut bad = Job::new(7, JobRequest::OpenGraph { name: "g.json".into(), text: "{\"nodes\": 3}".into(), arrange: true }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Failed { location, .. }) = bad.step(&registry, &mut store).into_iter().next() else { panic!("must fail") };
+        assert_eq!(location.as_deref(), Some("g.json: $.nodes"));
+    }
+
+    #[test]
+    fn arranging_lays_out_every_node_anew() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let moved = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "b"},
+            "nodes": [{"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar", "x": 500, "y": 500},
+                      {"id": "b", "kind": "task", "family": "math", "input_kind": "scalar", "x": 0, "y": 0}],
+            "edges": [{"source": "a", "destination": "b"}]}"#;
+        let mut job = Job::new(8, JobRequest::OpenGraph { name: "m.json".into(), text: moved.into(), arrange: true }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let Some(FromWorker::Parsed { json, .. }) = job.step(&registry, &mut store).into_iter().next() else { panic!("must open") };
+        let placed = graph::from_json_str(&json).unwrap();
+        let x = |i: usize| placed.nodes()[i].position.unwrap().0;
+        assert!(x(0) < x(1), "the source now sits left of its successor");
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! levels of detail) and `link` (deep links) are the instance browser's rules. For Evaluate and Results:
 //! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
 //! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
-//! dashboard's charts as SVG) and `live` (a running run's progress line).
+//! dashboard's charts as SVG) and `live` (a running run's progress line). `editor` is the designer's canvas
+//! editor.
 
 pub mod catalog;
 pub mod charts;
 pub mod drawing;
+pub mod editor;
 pub mod endpoint_check;
 pub mod form;
 pub mod instance;

@@ -12,6 +12,12 @@ pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), Str
     Ok((name, text.as_string().unwrap_or_default()))
 }
 
+/// The text of a file (picked or dropped).
+pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
+    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    text.as_string().ok_or_else(|| format!("cannot read {}: not text", file.name()))
+}
+
 /// The first file picked in the input that fired `event`.
 pub fn picked_file(event: &web_sys::Event) -> Option<web_sys::File> {
     let input: web_sys::HtmlInputElement = event.target().and_then(|t| t.dyn_into().ok())?;

@@ -137,7 +137,7 @@ fn reference_custom_graph_generates_with_a_non_sink_target() {
         assert!(sample.prompt.text().contains("Static Inputs:"));
     }
     // Make task_2 (a middle node) the target: it is graded even though it is not a sink.
-    graph.target = Some(graph::NodeId("task_2".into()));
+    graph.apply(graph::GraphEdit::SetTarget(graph::NodeId("task_2".into()))).unwrap();
     let valid = ValidGraph::new(graph, &registry).unwrap();
     let mut config = GenerateConfig::new(Topology::Custom(Box::new(valid)), vec![Family::Math]);
     config.samples_per_target = 2;
@@ -164,6 +164,31 @@ fn ten_thousand_node_custom_chain_generates() {
     let sample = generate::generate_sample(&config, &registry, 0, 0).unwrap();
     assert_eq!(sample.stages.len(), n);
     assert_eq!(sample.target_output_name, format!("task_{n}_out"));
+}
+
+#[test]
+fn any_family_nodes_draw_from_the_run_families() {
+    let registry = builtin();
+    let text = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "b"},
+        "nodes": [{"id": "a", "kind": "task", "family": "any", "input_kind": "scalar", "output_kind": "scalar"},
+                  {"id": "b", "kind": "task", "family": "any", "input_kind": "scalar"}],
+        "edges": [{"source": "a", "destination": "b"}]}"#;
+    let graph = graph::from_json_str(text).unwrap();
+    assert!(graph.issues(&registry).is_empty(), "{:?}", graph.issues(&registry));
+    for families in [vec![Family::Gsm], vec![Family::Math, Family::Python]] {
+        let valid = ValidGraph::new(graph.clone(), &registry).unwrap();
+        let mut config = GenerateConfig::new(Topology::Custom(Box::new(valid)), families.clone());
+        config.samples_per_target = 1;
+        let samples = generate::generate(&config, &registry, &mut |_, _| {}).unwrap();
+        let seen: std::collections::BTreeSet<Family> = samples.iter().map(|s| s.target.family).collect();
+        assert_eq!(seen, families.iter().copied().collect(), "targets come from every run family");
+        for sample in &samples {
+            assert!(sample.stages.iter().all(|st| families.contains(&st.info.family)), "{:?}", sample.stages.iter().map(|s| &s.info.key).collect::<Vec<_>>());
+        }
+    }
+    let pinned = text.replace(r#""family": "any", "input_kind": "scalar"}"#, r#""family": "any", "task_id": 3, "input_kind": "scalar"}"#);
+    let issues = graph::from_json_str(&pinned).unwrap().issues(&registry);
+    assert!(issues.iter().any(|i| i.message.contains("pin a task only with its family")), "{issues:?}");
 }
 
 #[test]

@@ -113,7 +113,7 @@ pub fn run(args: Args) -> ExitCode {
             Ok(v) => v,
             Err(issues) => return fail(format!("benchmark graph invalid: {}", issues[0])),
         };
-        let n = valid.graph().nodes.len();
+        let n = valid.graph().nodes().len();
         let mut config = GenerateConfig::new(Topology::Custom(Box::new(valid)), vec![Family::Math]);
         config.samples_per_target = 1;
         config.max_attempts = 20;

@@ -55,12 +55,12 @@ pub fn run(args: &LayoutArgs) -> ExitCode {
     println!("{:<24} {:>7} {:>7} {:>12} {:>12} {:>9} {:>30}", "graph", "nodes", "edges", "layout s", "svg s", "svg KiB", "layout-rs s");
     let mut layout_rs_stop: Option<String> = None;
     for (name, graph) in rows {
-        let n = graph.nodes.len();
+        let n = graph.nodes().len();
         let options = RenderOptions::default();
         let (layout_secs, runs) = match repeat(|| layout(&graph, &LayoutOptions::default()).map(|l| l.nodes.len())) {
             Ok(timing) => timing,
             Err(e) => {
-                println!("{name:<24} {n:>7} {:>7} failed: {e}", graph.edges.len());
+                println!("{name:<24} {n:>7} {:>7} failed: {e}", graph.edges().len());
                 continue;
             }
         };
@@ -88,7 +88,7 @@ pub fn run(args: &LayoutArgs) -> ExitCode {
         };
         println!(
             "{name:<24} {n:>7} {:>7} {:>12} {svg_secs:>12.4} {:>9.0} {old:>30}",
-            graph.edges.len(),
+            graph.edges().len(),
             format!("{layout_secs:.4} ({runs}x)"),
             svg.len() as f64 / 1024.0
         );
@@ -109,34 +109,31 @@ fn repeat<T, E>(mut f: impl FnMut() -> Result<T, E>) -> Result<(f64, usize), E> 
 
 /// The first `n` nodes of `graph` (in file order) and the edges among them.
 fn prefix(graph: &TaskGraph, n: usize) -> TaskGraph {
-    let mut out = graph.clone();
-    out.nodes.truncate(n);
-    let kept: std::collections::BTreeSet<&NodeId> = out.nodes.iter().map(|node| &node.id).collect();
-    let edges = graph.edges.iter().filter(|e| kept.contains(&e.source) && kept.contains(&e.destination)).cloned().collect();
-    out.target = graph.target.clone().filter(|t| kept.contains(t));
-    out.edges = edges;
-    out
+    let nodes: Vec<Node> = graph.nodes().iter().take(n).cloned().collect();
+    let kept: std::collections::BTreeSet<&NodeId> = nodes.iter().map(|node| &node.id).collect();
+    let edges = graph.edges().iter().filter(|e| kept.contains(&e.source) && kept.contains(&e.destination)).cloned().collect();
+    let target = graph.target().filter(|t| kept.contains(t)).cloned();
+    TaskGraph::from_parts(nodes, edges, target)
 }
 
 /// A seeded random DAG of `n` scalar math tasks: node i takes one or two inputs among the 12 nodes before it.
 fn random_dag(n: usize, seed: u64) -> TaskGraph {
     let mut rng = InstanceRng::from_seed(seed);
-    let mut graph = TaskGraph::new();
     let id = |i: usize| NodeId(format!("n{i}"));
+    let (mut nodes, mut edges) = (Vec::new(), Vec::new());
     for i in 0..n {
         let task = TaskNode { family: "math".into(), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), task_id: None };
-        graph.nodes.push(Node { id: id(i), kind: NodeKind::Task(task), position: None });
+        nodes.push(Node { id: id(i), kind: NodeKind::Task(task), position: None });
         if i == 0 {
             continue;
         }
-        let first = graph.edges.len();
+        let first = edges.len();
         for _ in 0..1 + rng.index(2) {
             let edge = Edge { source: id(i - 1 - rng.index(i.min(12))), destination: id(i), slot: None };
-            if !graph.edges[first..].contains(&edge) {
-                graph.edges.push(edge);
+            if !edges[first..].contains(&edge) {
+                edges.push(edge);
             }
         }
     }
-    graph.target = Some(id(n - 1));
-    graph
+    TaskGraph::from_parts(nodes, edges, Some(id(n - 1)))
 }

@@ -86,7 +86,7 @@ fn row(registry: &Registry, family: Family, name: &str, topology: Topology, task
 /// to JSONL, and prints the child's time and peak memory.
 fn dag_row(registry: &Registry, nodes: usize, dir: &Path) -> Result<(), String> {
     let graph = graph::random_dag(nodes, 1, &[Family::Math], registry).map_err(|e| e.to_string())?;
-    let tasks = graph.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Task(_))).count();
+    let tasks = graph.nodes().iter().filter(|n| matches!(n.kind, NodeKind::Task(_))).count();
     let target = first_target(&graph, registry).ok_or("the random graph's target has no task")?;
     let path = dir.join(format!("dag-{nodes}.json"));
     write_graph(&graph, &path)?;
@@ -127,8 +127,8 @@ fn dag_row(registry: &Registry, nodes: usize, dir: &Path) -> Result<(), String> 
 
 /// The key of the first task that can be the graph's (unpinned) target.
 fn first_target(graph: &graph::TaskGraph, registry: &Registry) -> Option<String> {
-    let target = graph.target.as_ref()?;
-    let node = graph.nodes.iter().rev().find(|n| &n.id == target)?;
+    let target = graph.target()?;
+    let node = graph.nodes().iter().rev().find(|n| &n.id == target)?;
     let NodeKind::Task(task) = &node.kind else { return None };
     let input = task.input_kind.as_deref().and_then(Kind::parse);
     Some(registry.matching(task.family()?, input, task.output_kind()).first()?.info().key.clone())

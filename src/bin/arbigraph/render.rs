@@ -59,7 +59,7 @@ pub fn run(args: Args) -> ExitCode {
         return fail(e);
     }
     let errors = issues.iter().filter(|i| i.severity == Severity::Error).count();
-    eprintln!("wrote {} ({} nodes, {} edges, {errors} error(s))", args.output.display(), graph.nodes.len(), graph.edges.len());
+    eprintln!("wrote {} ({} nodes, {} edges, {errors} error(s))", args.output.display(), graph.nodes().len(), graph.edges().len());
     if errors > 0 {
         ExitCode::from(1)
     } else {

@@ -36,16 +36,17 @@ pub fn instance_graph(sample: &Json) -> Option<InstanceGraph> {
             _ => builder.add_baseline(sample),
         }
     }
-    if builder.graph.nodes.is_empty() {
+    if builder.nodes.is_empty() {
         return None;
     }
-    builder.graph.target = builder.graph.nodes.iter().rev().find(|n| matches!(n.kind, NodeKind::Task(_))).map(|n| n.id.clone());
-    Some(InstanceGraph { graph: builder.graph, notes: builder.notes })
+    let target = builder.nodes.iter().rev().find(|n| matches!(n.kind, NodeKind::Task(_))).map(|n| n.id.clone());
+    Some(InstanceGraph { graph: TaskGraph::from_parts(builder.nodes, builder.edges, target), notes: builder.notes })
 }
 
 #[derive(Default)]
 struct Builder {
-    graph: TaskGraph,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
     notes: BTreeMap<String, Vec<String>>,
 }
 
@@ -73,7 +74,7 @@ impl Builder {
     fn add_task(&mut self, id: &str, stage: &Json, fallback_family: &str) {
         let family = text(stage, "family").unwrap_or_else(|| fallback_family.to_string());
         let task = TaskNode { family, task_id: stage.get("task_id").and_then(Json::as_i64), input_kind: text(stage, "input_kind"), output_kind: text(stage, "output_kind") };
-        self.graph.nodes.push(Node { id: NodeId(id.to_string()), kind: NodeKind::Task(task), position: None });
+        self.nodes.push(Node { id: NodeId(id.to_string()), kind: NodeKind::Task(task), position: None });
         let mut notes = Vec::new();
         if let Some(name) = text(stage, "task_name").or_else(|| text(stage, "template_index").map(|t| format!("template {t}"))) {
             notes.push(name);
@@ -87,14 +88,14 @@ impl Builder {
     }
 
     fn add_adapter(&mut self, id: &str, kind: NodeKind, note: Option<String>) {
-        self.graph.nodes.push(Node { id: NodeId(id.to_string()), kind, position: None });
+        self.nodes.push(Node { id: NodeId(id.to_string()), kind, position: None });
         if let Some(note) = note {
             self.notes.insert(id.to_string(), vec![note]);
         }
     }
 
     fn edge(&mut self, from: &str, to: &str, slot: Option<i64>) {
-        self.graph.edges.push(Edge { source: NodeId(from.to_string()), destination: NodeId(to.to_string()), slot });
+        self.edges.push(Edge { source: NodeId(from.to_string()), destination: NodeId(to.to_string()), slot });
     }
 
     /// The sample's own facts as a stage record (the target of baseline and JSONL records).
@@ -251,9 +252,9 @@ impl Builder {
         let target = text(sample, "target_node");
         // Draw the target last, as the drawing's reading order expects.
         if let Some(target) = target {
-            if let Some(at) = self.graph.nodes.iter().position(|n| n.id.0 == target) {
-                let node = self.graph.nodes.remove(at);
-                self.graph.nodes.push(node);
+            if let Some(at) = self.nodes.iter().position(|n| n.id.0 == target) {
+                let node = self.nodes.remove(at);
+                self.nodes.push(node);
             }
         }
         for (from, to, slot) in edges {
@@ -319,11 +320,11 @@ mod tests {
     use serde_json::json;
 
     fn ids(g: &InstanceGraph) -> Vec<String> {
-        g.graph.nodes.iter().map(|n| n.id.0.clone()).collect()
+        g.graph.nodes().iter().map(|n| n.id.0.clone()).collect()
     }
 
     fn edges(g: &InstanceGraph) -> Vec<(String, String)> {
-        g.graph.edges.iter().map(|e| (e.source.0.clone(), e.destination.0.clone())).collect()
+        g.graph.edges().iter().map(|e| (e.source.0.clone(), e.destination.0.clone())).collect()
     }
 
     #[test]
@@ -335,7 +336,7 @@ mod tests {
         let g = instance_graph(&sample).unwrap();
         assert_eq!(ids(&g), ["task_1", "task_2", "task_3"]);
         assert_eq!(edges(&g), [("task_1".into(), "task_2".into()), ("task_2".into(), "task_3".into())]);
-        assert_eq!(g.graph.target, Some(NodeId("task_3".into())));
+        assert_eq!(g.graph.target(), Some(&NodeId("task_3".into())));
         assert_eq!(g.notes["task_2"], ["B", "task_2_out = [1, 2, 3]"]);
     }
 
@@ -346,7 +347,7 @@ mod tests {
                            "distractors": [{"task_number": 1, "task_name": "A"}, {"task_number": 2, "task_name": "B"}]}});
         let g = instance_graph(&sample).unwrap();
         assert_eq!(ids(&g), ["task_1", "task_2", "task_3"]);
-        assert!(g.graph.edges.is_empty());
+        assert!(g.graph.edges().is_empty());
         assert_eq!(g.notes["task_3"], ["T", "task_3_out = 7"]);
         let one = instance_graph(&json!({"task_name": "GSM_0001.json", "ground_truth": 12.5, "prompt": "p"})).unwrap();
         assert_eq!(ids(&one), ["task_1"]);
@@ -367,8 +368,8 @@ mod tests {
         for (a, b) in [("task_1", "pick_2"), ("pick_2", "task_2"), ("task_1", "pick_3"), ("task_2", "pack_4"), ("task_3", "pack_4"), ("pack_4", "task_4"), ("task_4", "task_5")] {
             assert!(e.contains(&(a.into(), b.into())), "{a} -> {b} missing from {e:?}");
         }
-        assert!(matches!(g.graph.nodes[3].kind, NodeKind::Pick { index: 1 }));
-        assert_eq!(g.graph.target, Some(NodeId("task_5".into())));
+        assert!(matches!(g.graph.nodes()[3].kind, NodeKind::Pick { index: 1 }));
+        assert_eq!(g.graph.target(), Some(&NodeId("task_5".into())));
     }
 
     #[test]
@@ -381,7 +382,7 @@ mod tests {
               "adapters": [{"node_id": "p", "op": "pick", "input_node_ids": ["a"], "output_name": "task_2_input", "ground_truth": 3}]}});
         let g = instance_graph(&sample).unwrap();
         assert_eq!(ids(&g), ["a", "p", "c"]);
-        assert!(matches!(g.graph.nodes[1].kind, NodeKind::Pick { index: 2 }));
+        assert!(matches!(g.graph.nodes()[1].kind, NodeKind::Pick { index: 2 }));
         assert_eq!(edges(&g), [("p".to_string(), "c".to_string()), ("a".to_string(), "p".to_string())]);
         assert_eq!(g.notes["p"], ["task_2_input = 3"]);
     }
@@ -394,6 +395,6 @@ mod tests {
         assert_eq!(ids(&g), ["task_1", "task_2"]);
         assert_eq!(edges(&g).len(), 1);
         assert_eq!(g.notes["task_2"], ["X", "task_2_out = 4"]);
-        assert_eq!(instance_graph(&json!({"prompt": "p"})).map(|g| g.graph.nodes.len()), Some(1));
+        assert_eq!(instance_graph(&json!({"prompt": "p"})).map(|g| g.graph.nodes().len()), Some(1));
     }
 }

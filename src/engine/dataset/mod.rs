@@ -105,11 +105,11 @@ pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Js
         }
         Topology::Custom(graph) => {
             let g = graph.graph();
-            summary.insert("target_node".into(), json!(g.nodes[graph.target()].id.0));
+            summary.insert("target_node".into(), json!(g.nodes()[graph.target()].id.0));
             summary.insert("target_family".into(), json!(samples.first().map(|s| s.target.family.as_str()).unwrap_or("")));
             summary.insert("num_target_tasks".into(), json!(num_targets));
             summary.insert("num_target_tasks_total".into(), json!(num_targets));
-            summary.insert("topological_order".into(), json!(graph.order().iter().map(|&i| g.nodes[i].id.0.clone()).collect::<Vec<_>>()));
+            summary.insert("topological_order".into(), json!(graph.order().iter().map(|&i| g.nodes()[i].id.0.clone()).collect::<Vec<_>>()));
             summary.insert("graph_path".into(), run.graph_path.clone().map(Json::String).unwrap_or(Json::Null));
         }
         Topology::Baseline => {}

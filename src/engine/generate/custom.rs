@@ -26,22 +26,23 @@ fn try_budget(task_nodes: usize) -> usize {
     task_nodes * 4 + 200
 }
 
-/// The target tasks: the pinned task, or every task of the target's family compatible with its kinds.
-pub fn targets(graph: &ValidGraph, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
+/// The target tasks: the pinned task, or every task of the target's family (for `any`, of the run's
+/// families, family by family) compatible with its kinds.
+pub fn targets(graph: &ValidGraph, run_families: &[Family], registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let t = graph.target();
-    let NodeKind::Task(node) = &graph.graph().nodes[t].kind else { return Err(GenerateError::NoTargets) };
-    let family = node.family().ok_or(GenerateError::NoTargets)?;
-    if let Some(task_id) = node.task_id {
-        let task = u32::try_from(task_id).ok().and_then(|id| registry.by_task_id(family, id)).ok_or(GenerateError::NoTargets)?;
+    let NodeKind::Task(node) = &graph.graph().nodes()[t].kind else { return Err(GenerateError::NoTargets) };
+    let families = node.families(run_families).ok_or(GenerateError::NoTargets)?;
+    if let (Some(task_id), [family]) = (node.task_id, families.as_slice()) {
+        let task = u32::try_from(task_id).ok().and_then(|id| registry.by_task_id(*family, id)).ok_or(GenerateError::NoTargets)?;
         return Ok(vec![task]);
     }
     let kinds = graph.kinds(t);
-    Ok(registry.matching(family, kinds.input, node.output_kind()))
+    Ok(families.into_iter().flat_map(|f| registry.matching(f, kinds.input, node.output_kind())).collect())
 }
 
-/// One sample for `target` on `graph`.
-pub fn custom(graph: &ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rng: &mut InstanceRng) -> Result<Sample, String> {
-    compile(graph, registry, target, rng, true)?.into_sample()
+/// One sample for `target` on `graph`; nodes of family `any` draw from `run_families`.
+pub fn custom(graph: &ValidGraph, registry: &Registry, run_families: &[Family], target: &Rc<dyn Task>, rng: &mut InstanceRng) -> Result<Sample, String> {
+    compile(graph, registry, run_families, target, rng, true)?.into_sample()
 }
 
 /// One task node as the search made it (16 bytes: a million-node search keeps a million of them).
@@ -134,9 +135,9 @@ impl Candidates<'_> {
 
 /// Runs the search for one attempt. With `keep`, every stage and instance is kept for `into_sample`; without,
 /// only what `write_prompt` needs to instantiate the blocks again.
-pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, target: &Rc<dyn Task>, rng: &mut InstanceRng, keep: bool) -> Result<Compiled<'g>, String> {
+pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, run_families: &[Family], target: &Rc<dyn Task>, rng: &mut InstanceRng, keep: bool) -> Result<Compiled<'g>, String> {
     let g = graph.graph();
-    let n = g.nodes.len();
+    let n = g.nodes().len();
     let tasks: Vec<usize> = graph.order().iter().copied().filter(|&i| graph.task_number(i).is_some()).collect();
     let m = tasks.len();
     let mut position = vec![usize::MAX; n];
@@ -187,14 +188,18 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, target: &R
             };
             if bounds[j].is_none() {
                 let start = stack.len();
-                match &g.nodes[i].kind {
+                match &g.nodes()[i].kind {
                     _ if i == graph.target() => stack.push(target_at),
                     NodeKind::Task(node) => {
-                        let family = node.family().ok_or("unknown family")?;
-                        match node.task_id {
-                            Some(id) => stack.push(pool.pinned(family, id).ok_or("unknown task id")?),
-                            None => {
-                                stack.extend_from_slice(pool.matching(family, input.as_ref().map(|(v, _)| v.kind()), node.output_kind()));
+                        let families = node.families(run_families).ok_or("unknown family")?;
+                        match (node.task_id, families.as_slice()) {
+                            (Some(id), [family]) => stack.push(pool.pinned(*family, id).ok_or("unknown task id")?),
+                            (Some(_), _) => return Err("a pinned task needs a concrete family".into()),
+                            (None, _) => {
+                                let kind = input.as_ref().map(|(v, _)| v.kind());
+                                for family in families {
+                                    stack.extend_from_slice(pool.matching(family, kind, node.output_kind()));
+                                }
                                 rng.shuffle(&mut stack[start..]);
                             }
                         }
@@ -207,7 +212,7 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, target: &R
             let mut produced = None;
             if let Some((value, name)) = &input {
                 let (_, end) = bounds[j].expect("just filled");
-                let required = match &g.nodes[i].kind {
+                let required = match &g.nodes()[i].kind {
                     NodeKind::Task(node) => node.output_kind(),
                     _ => None,
                 };
@@ -223,8 +228,8 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, target: &R
                     let filter = stage_filter(task.info().family);
                     let outcome = if keep {
                         run_stage(task.as_ref(), number, name, value, required, filter, rng).map(|(mut stage, instance)| {
-                            stage.node_id = Some(g.nodes[i].id.0.clone());
-                            stage.input_node_id = graph.preds(i).first().map(|&p| g.nodes[p].id.0.clone());
+                            stage.node_id = Some(g.nodes()[i].id.0.clone());
+                            stage.input_node_id = graph.preds(i).first().map(|&p| g.nodes()[p].id.0.clone());
                             let output = instance.output.clone();
                             let statics = instance.statics.clone();
                             (output, statics, Some((stage, instance)))
@@ -289,7 +294,7 @@ impl Compiled<'_> {
         let number = j + 1;
         let (value, name) = node_input(self.graph, i, number, &self.values, &self.roots)?;
         let task = &self.tasks[usize::from(made.task)];
-        let output_kind = match &self.graph.graph().nodes[i].kind {
+        let output_kind = match &self.graph.graph().nodes()[i].kind {
             NodeKind::Task(node) => node.output_kind(),
             _ => None,
         };
@@ -318,8 +323,8 @@ impl Compiled<'_> {
             ground_truth: instance.output.clone(),
             statics: instance.statics.clone(),
             template_index: instance.template_index,
-            node_id: Some(g.nodes[i].id.0.clone()),
-            input_node_id: self.graph.preds(i).first().map(|&p| g.nodes[p].id.0.clone()),
+            node_id: Some(g.nodes()[i].id.0.clone()),
+            input_node_id: self.graph.preds(i).first().map(|&p| g.nodes()[p].id.0.clone()),
             picture: instance.picture.clone(),
         };
         Ok((stage, instance))
@@ -352,7 +357,7 @@ impl Compiled<'_> {
     fn adapter_block(&self, i: usize) -> Result<Option<(Prompt, AdapterRecord)>, String> {
         let graph = self.graph;
         let g = graph.graph();
-        Ok(match &g.nodes[i].kind {
+        Ok(match &g.nodes()[i].kind {
             NodeKind::Pick { index } => {
                 let source = graph.preds(i)[0];
                 let consumer = graph.succs(i)[0];
@@ -360,9 +365,9 @@ impl Compiled<'_> {
                 let source_name = output_name(graph, source);
                 let block = pick_line(&name, &source_name, *index);
                 let record = AdapterRecord {
-                    node_id: g.nodes[i].id.0.clone(),
+                    node_id: g.nodes()[i].id.0.clone(),
                     op: "pick".into(),
-                    input_node_ids: vec![g.nodes[source].id.0.clone()],
+                    input_node_ids: vec![g.nodes()[source].id.0.clone()],
                     input_names: vec![source_name],
                     output_name: name,
                     value: adapter_value(graph, i, &self.values)?,
@@ -375,9 +380,9 @@ impl Compiled<'_> {
                 let sources: Vec<String> = graph.preds(i).iter().map(|&p| output_name(graph, p)).collect();
                 let block = recombination_paragraph(&name, &sources, false);
                 let record = AdapterRecord {
-                    node_id: g.nodes[i].id.0.clone(),
+                    node_id: g.nodes()[i].id.0.clone(),
                     op: "pack".into(),
-                    input_node_ids: graph.preds(i).iter().map(|&p| g.nodes[p].id.0.clone()).collect(),
+                    input_node_ids: graph.preds(i).iter().map(|&p| g.nodes()[p].id.0.clone()).collect(),
                     input_names: sources,
                     output_name: name,
                     value: adapter_value(graph, i, &self.values)?,
@@ -392,14 +397,14 @@ impl Compiled<'_> {
     pub fn into_sample(mut self) -> Result<Sample, String> {
         let graph = self.graph;
         let g = graph.graph();
-        let mut parts: Vec<Prompt> = Vec::with_capacity(g.nodes.len() + 2);
+        let mut parts: Vec<Prompt> = Vec::with_capacity(g.nodes().len() + 2);
         parts.push(graph_preamble());
         parts.push(conditions("Static Inputs:", &self.static_lines()));
         let mut adapters = Vec::new();
         let mut roots = Vec::new();
         let mut stages = Vec::with_capacity(self.order.len());
         for &i in graph.order() {
-            match &g.nodes[i].kind {
+            match &g.nodes()[i].kind {
                 NodeKind::Task(_) => {
                     let j = stages.len();
                     let (stage, instance) = match self.kept.get_mut(j).and_then(Option::take) {
@@ -407,7 +412,7 @@ impl Compiled<'_> {
                         None => self.stage(j)?,
                     };
                     if let Some(value) = self.roots.get(i) {
-                        roots.push(RootInput { node_id: g.nodes[i].id.0.clone(), input_name: stage.input_name.clone(), value: value.clone() });
+                        roots.push(RootInput { node_id: g.nodes()[i].id.0.clone(), input_name: stage.input_name.clone(), value: value.clone() });
                     }
                     parts.push(instance.body);
                     stages.push(stage);
@@ -420,7 +425,7 @@ impl Compiled<'_> {
                 }
             }
         }
-        let target_node = g.nodes[graph.target()].id.0.as_str();
+        let target_node = g.nodes()[graph.target()].id.0.as_str();
         let target_stage = stages.iter().find(|s| s.node_id.as_deref() == Some(target_node)).ok_or("target not compiled")?.clone();
         let first = stages.first().ok_or("no task nodes")?;
         Ok(Sample {
@@ -475,7 +480,7 @@ impl SampleView for Compiled<'_> {
         block(conditions("Static Inputs:", &self.static_lines()).text(), out)?;
         let mut j = 0;
         for &i in graph.order() {
-            match &g.nodes[i].kind {
+            match &g.nodes()[i].kind {
                 NodeKind::Task(_) => {
                     let body = self.body(j).map_err(problem)?;
                     block(body.text(), out)?;
@@ -513,7 +518,7 @@ fn node_input<'v>(graph: &ValidGraph, node: usize, number: usize, values: &'v [O
     let g = graph.graph();
     match graph.preds(node).first() {
         None => Ok((Cow::Borrowed(roots.get(node).ok_or("a root without an input")?), format!("task_{number}_input"))),
-        Some(&p) => match g.nodes[p].kind {
+        Some(&p) => match g.nodes()[p].kind {
             NodeKind::Task(_) => Ok((Cow::Borrowed(values[p].as_ref().ok_or("a predecessor was not computed")?), output_name(graph, p))),
             _ => Ok((Cow::Owned(adapter_value(graph, p, values)?), format!("task_{number}_input"))),
         },
@@ -523,7 +528,7 @@ fn node_input<'v>(graph: &ValidGraph, node: usize, number: usize, values: &'v [O
 /// Evaluates a pick or pack adapter from its inputs' values.
 fn adapter_value(graph: &ValidGraph, node: usize, values: &[Option<Value>]) -> Result<Value, String> {
     let g = graph.graph();
-    match &g.nodes[node].kind {
+    match &g.nodes()[node].kind {
         NodeKind::Pick { index } => {
             let p = graph.preds(node)[0];
             match values[p].as_ref().ok_or("pick input not computed")? {
@@ -531,7 +536,7 @@ fn adapter_value(graph: &ValidGraph, node: usize, values: &[Option<Value>]) -> R
                     .ok()
                     .and_then(|i| items.get(i))
                     .map(|x| Value::Scalar(*x))
-                    .ok_or_else(|| format!("pick index {index} is out of range for a list of {} elements from `{}`", items.len(), g.nodes[p].id)),
+                    .ok_or_else(|| format!("pick index {index} is out of range for a list of {} elements from `{}`", items.len(), g.nodes()[p].id)),
                 Value::Scalar(_) => Err("pick input is a scalar".into()),
             }
         }
@@ -554,9 +559,9 @@ fn feeding_task(graph: &ValidGraph, node: usize) -> Option<usize> {
     let g = graph.graph();
     let mut feeders: Vec<usize> = Vec::new();
     for &p in graph.preds(node) {
-        match g.nodes[p].kind {
+        match g.nodes()[p].kind {
             NodeKind::Task(_) => feeders.push(p),
-            _ => feeders.extend(graph.preds(p).iter().copied().filter(|&q| matches!(g.nodes[q].kind, NodeKind::Task(_)))),
+            _ => feeders.extend(graph.preds(p).iter().copied().filter(|&q| matches!(g.nodes()[q].kind, NodeKind::Task(_)))),
         }
     }
     feeders.into_iter().max_by_key(|&f| graph.task_number(f))
@@ -585,13 +590,13 @@ mod tests {
         let registry = builtin();
         let graph = from_json_str(GRAPH).expect("well-formed");
         let valid = ValidGraph::new(graph, &registry).expect("valid");
-        let target = targets(&valid, &registry).expect("targets")[0].clone();
+        let target = targets(&valid, &Family::ALL, &registry).expect("targets")[0].clone();
         let mut compared = 0;
         let mut with_statics = 0;
         for seed in 0..12 {
             let mut rng = InstanceRng::from_seed(seed);
-            let Ok(kept) = compile(&valid, &registry, &target, &mut rng.clone(), true) else { continue };
-            let lean = compile(&valid, &registry, &target, &mut rng, false).expect("the same search succeeds");
+            let Ok(kept) = compile(&valid, &registry, &Family::ALL, &target, &mut rng.clone(), true) else { continue };
+            let lean = compile(&valid, &registry, &Family::ALL, &target, &mut rng, false).expect("the same search succeeds");
             with_statics += usize::from(!lean.statics.is_empty());
             let mut streamed = String::new();
             lean.write_prompt(&mut |piece| {

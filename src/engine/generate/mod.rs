@@ -89,7 +89,7 @@ impl GenerateConfig {
                     StructureItem::Flat(f) => image(f),
                     StructureItem::Branch(fs) => fs.iter().any(image),
                 }),
-                Topology::Custom(graph) => graph.graph().nodes.iter().any(|n| matches!(&n.kind, crate::engine::graph::NodeKind::Task(t) if t.family() == Some(Family::Image))),
+                Topology::Custom(graph) => graph.graph().nodes().iter().any(|n| matches!(&n.kind, crate::engine::graph::NodeKind::Task(t) if t.family() == Some(Family::Image))),
                 _ => false,
             }
     }
@@ -278,7 +278,7 @@ impl SampleView for Sample {
 /// The targets of a run, in order.
 pub fn targets(config: &GenerateConfig, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let mut out: Vec<Rc<dyn Task>> = match &config.topology {
-        Topology::Custom(graph) => custom::targets(graph, registry)?,
+        Topology::Custom(graph) => custom::targets(graph, &config.families, registry)?,
         Topology::Multichain(structure) => {
             multichain::check_feasible(structure, registry).map_err(GenerateError::Config)?;
             let family = structure.last_family();
@@ -392,7 +392,7 @@ fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usiz
             Topology::Forgetting { distractors } => baseline::forgetting(config, registry, target, *distractors, &mut rng).map(Some),
             Topology::Chain { length } => Ok(chain::chain(config, registry, target, *length, mode, &mut rng, &derive, &mut budget)),
             Topology::Multichain(structure) => multichain::multichain(structure, registry, target, mode, &mut rng, &derive, &mut budget),
-            Topology::Custom(graph) => custom::custom(graph, registry, target, &mut rng).map(Some),
+            Topology::Custom(graph) => custom::custom(graph, registry, &config.families, target, &mut rng).map(Some),
         };
         match made {
             Ok(Some(mut sample)) => {
@@ -424,7 +424,7 @@ fn compile_for<'g>(config: &GenerateConfig, graph: &'g ValidGraph, registry: &Re
     let mut last = String::from("no attempt made");
     for attempt in 0..config.max_attempts {
         let mut rng = InstanceRng::for_instance(config.seed, &[target_index as u64, sample_idx as u64, u64::from(attempt)]);
-        match custom::compile(graph, registry, target, &mut rng, false) {
+        match custom::compile(graph, registry, &config.families, target, &mut rng, false) {
             Ok(mut compiled) => {
                 compiled.target_index = target_index;
                 compiled.sample_idx = sample_idx;

@@ -11,7 +11,7 @@ mod random;
 mod structure;
 mod validate;
 
-pub use edit::{EditError, GraphEdit};
+pub use edit::{EditError, GraphEdit, Revert};
 pub use node_link::{from_json, from_json_reader, from_json_str, to_json, write_json, write_json_escaped, write_json_string, ParseGraphError};
 pub use random::{random_dag, RandomGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
@@ -41,10 +41,13 @@ pub enum NodeKind {
     Unknown { kind: String, op: Option<String> },
 }
 
+/// The family name of a task node whose task may come from any of the run's families.
+pub const ANY_FAMILY: &str = "any";
+
 /// A task node.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TaskNode {
-    /// The family as written (`math`, `gsm`, `python`); validated later.
+    /// The family as written (`math`, `gsm`, `python`, or `any`: one of the run's families); validated later.
     pub family: String,
     /// Pins one task of the family.
     pub task_id: Option<i64>,
@@ -54,9 +57,24 @@ pub struct TaskNode {
 }
 
 impl TaskNode {
-    /// The family, if valid.
+    /// The family, if valid and concrete (`None` for `any`).
     pub fn family(&self) -> Option<Family> {
         Family::EVERY.into_iter().find(|f| f.as_str() == self.family)
+    }
+
+    /// True for a node whose task may come from any of the run's families.
+    pub fn is_any_family(&self) -> bool {
+        self.family == ANY_FAMILY
+    }
+
+    /// The families this node draws its task from in a run of `run_families`: its own family, or for `any`
+    /// the run's; `None` for an unknown family.
+    pub fn families(&self, run_families: &[Family]) -> Option<Vec<Family>> {
+        match self.family() {
+            Some(f) => Some(vec![f]),
+            None if self.is_any_family() => Some(run_families.to_vec()),
+            None => None,
+        }
     }
 
     /// The declared input kind, if present and valid.
@@ -88,22 +106,56 @@ pub struct Edge {
 }
 
 /// A task graph as drawn or loaded: possibly invalid.
+///
+/// The fields are private: a graph is made by the parsers and builders of this module and changed only
+/// through [`TaskGraph::apply`], so every change passes the same checks and the designer can undo it.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TaskGraph {
-    pub nodes: Vec<Node>,
-    pub edges: Vec<Edge>,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
     /// The graded node.
-    pub target: Option<NodeId>,
+    target: Option<NodeId>,
     /// The file's `directed` flag (must be true).
-    pub directed: bool,
+    directed: bool,
     /// The file's `multigraph` flag (must be false).
-    pub multigraph: bool,
+    multigraph: bool,
 }
 
 impl TaskGraph {
     /// An empty, directed graph.
     pub fn new() -> TaskGraph {
         TaskGraph { directed: true, ..TaskGraph::default() }
+    }
+
+    /// A directed graph of the given nodes and edges, unchecked (like a parsed file: validation reports its
+    /// problems). For builders that make whole graphs at once, where one `apply` per node would be quadratic.
+    pub fn from_parts(nodes: Vec<Node>, edges: Vec<Edge>, target: Option<NodeId>) -> TaskGraph {
+        TaskGraph { nodes, edges, target, directed: true, multigraph: false }
+    }
+
+    /// The nodes, in file order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The edges, in file order.
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    /// The graded node, if one is set.
+    pub fn target(&self) -> Option<&NodeId> {
+        self.target.as_ref()
+    }
+
+    /// The file's `directed` flag (validation requires true).
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// The file's `multigraph` flag (validation requires false).
+    pub fn is_multigraph(&self) -> bool {
+        self.multigraph
     }
 
     /// The node with `id`.

@@ -398,8 +398,8 @@ fn check_pack(cx: &NodeContext, i: usize, report: &mut Report) -> ResolvedKinds 
 fn check_task(cx: &NodeContext, i: usize, task: &TaskNode, is_target: bool, memo: &mut RegistryMemo, report: &mut Report) -> ResolvedKinds {
     let (graph, id, preds) = (cx.graph, Some(&cx.graph.nodes[i].id), cx.wiring.preds.of(i));
     let family = task.family();
-    if family.is_none() {
-        report.error(id, format!("unknown family `{}` (expected math, gsm, python or image)", task.family));
+    if family.is_none() && !task.is_any_family() {
+        report.error(id, format!("unknown family `{}` (expected math, gsm, python, image or any)", task.family));
     }
     for (name, value) in [("input_kind", &task.input_kind), ("output_kind", &task.output_kind)] {
         if let Some(text) = value {
@@ -421,6 +421,14 @@ fn check_task(cx: &NodeContext, i: usize, task: &TaskNode, is_target: bool, memo
     }
     let input = incoming.or(task.input_kind());
     let output = task.output_kind();
+    if task.is_any_family() {
+        if let Some(task_id) = task.task_id {
+            report.error(id, format!("task_id {task_id} is pinned, but the family is `any`: pin a task only with its family (math, gsm or python)"));
+        } else if Family::ALL.iter().all(|&f| !memo.any_fits(f, input, output)) {
+            let show = |k: Option<Kind>| k.map(|k| k.as_str()).unwrap_or("any");
+            report.error(id, format!("no task of any family takes a {} input and outputs a {}", show(input), show(output)));
+        }
+    }
     if let Some(family) = family {
         match task.task_id {
             Some(task_id) => match memo.pinned(family, task_id) {

@@ -18,9 +18,9 @@ pub fn to_dot(graph: &TaskGraph, options: &RenderOptions) -> String {
     out.push_str(&format!("  graph [rankdir={rankdir}, bgcolor=\"white\", pad=0.2, nodesep=0.45, ranksep=0.65];\n"));
     out.push_str("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n");
     out.push_str("  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\", arrowsize=0.7];\n");
-    for node in &graph.nodes {
+    for node in graph.nodes() {
         let label = quote(&node_label(&node.kind, &node.id.0).join("\n"));
-        let is_target = graph.target.as_ref() == Some(&node.id);
+        let is_target = graph.target() == Some(&node.id);
         let style = match (&node.kind, is_target) {
             (NodeKind::Task(_), true) => "fillcolor=\"#fff2b8\", color=\"#c48a00\", penwidth=2.0".to_string(),
             (NodeKind::Task(_), false) => "fillcolor=\"#e8f1ff\", color=\"#5279b8\", penwidth=1.2".to_string(),
@@ -29,10 +29,10 @@ pub fn to_dot(graph: &TaskGraph, options: &RenderOptions) -> String {
         out.push_str(&format!("  {} [label={label}, {style}];\n", quote(&node.id.0)));
     }
     let mut kinds: BTreeMap<&str, &NodeKind> = BTreeMap::new();
-    for node in &graph.nodes {
+    for node in graph.nodes() {
         kinds.entry(node.id.0.as_str()).or_insert(&node.kind);
     }
-    for edge in &graph.edges {
+    for edge in graph.edges() {
         let is_pack = matches!(kinds.get(edge.destination.0.as_str()), Some(NodeKind::Pack));
         let label = match (is_pack, edge.slot) {
             (true, Some(slot)) => format!(" [label=\"slot {slot}\"]"),

@@ -105,9 +105,9 @@ const CENTRE_PULL: f64 = 0.1;
 
 /// Lays `graph` out. Errors: no nodes, an edge to an unknown node, or the graph over the size limits.
 pub fn layout(graph: &TaskGraph, options: &LayoutOptions) -> Result<Layout, RenderError> {
-    let n = graph.nodes.len();
-    if n > MAX_NODES || graph.edges.len() > MAX_EDGES {
-        return Err(RenderError::TooLarge { nodes: n, edges: graph.edges.len(), max_nodes: MAX_NODES, max_edges: MAX_EDGES });
+    let n = graph.nodes().len();
+    if n > MAX_NODES || graph.edges().len() > MAX_EDGES {
+        return Err(RenderError::TooLarge { nodes: n, edges: graph.edges().len(), max_nodes: MAX_NODES, max_edges: MAX_EDGES });
     }
     if n == 0 {
         return Err(RenderError::Empty);
@@ -134,11 +134,11 @@ pub fn layout(graph: &TaskGraph, options: &LayoutOptions) -> Result<Layout, Rend
 /// Edges as node indices (the first node with a given id wins, as in `TaskGraph::node`).
 fn resolve_edges(graph: &TaskGraph) -> Result<Vec<(usize, usize)>, RenderError> {
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, node) in graph.nodes.iter().enumerate() {
+    for (i, node) in graph.nodes().iter().enumerate() {
         index.entry(node.id.0.as_str()).or_insert(i);
     }
     graph
-        .edges
+        .edges()
         .iter()
         .map(|e| match (index.get(e.source.0.as_str()), index.get(e.destination.0.as_str())) {
             (Some(&s), Some(&t)) => Ok((s, t)),
@@ -488,7 +488,7 @@ impl Layered {
                     Direction::LeftToRight => (main, across),
                     Direction::TopToBottom => (across, main),
                 };
-                NodeBox { id: graph.nodes[v].id.0.clone(), x: corner.x, y: corner.y, width, height, rank: r }
+                NodeBox { id: graph.nodes()[v].id.0.clone(), x: corner.x, y: corner.y, width, height, rank: r }
             })
             .collect();
         let box_main = |v: usize| {
@@ -537,8 +537,8 @@ impl Layered {
                 }
             }
             routes.push(EdgePath {
-                from: graph.nodes[s].id.0.clone(),
-                to: graph.nodes[t].id.0.clone(),
+                from: graph.nodes()[s].id.0.clone(),
+                to: graph.nodes()[t].id.0.clone(),
                 points: points.into_iter().map(|(m, a)| point(m, a)).collect(),
                 reversed: reversed[i],
                 self_loop: s == t,
@@ -667,22 +667,21 @@ mod tests {
             state ^= state << 17;
             (state % bound as u64) as usize
         };
-        let mut graph = TaskGraph::new();
+        let (mut nodes, mut edges) = (Vec::new(), Vec::new());
         for i in 0..n {
             let task = TaskNode { family: "math".into(), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), task_id: None };
-            graph.nodes.push(Node { id: NodeId(format!("n{i}")), kind: NodeKind::Task(task), position: None });
+            nodes.push(Node { id: NodeId(format!("n{i}")), kind: NodeKind::Task(task), position: None });
             if i > 0 {
                 for _ in 0..1 + next(2) {
                     let j = i - 1 - next(i.min(12));
                     let edge = Edge { source: NodeId(format!("n{j}")), destination: NodeId(format!("n{i}")), slot: None };
-                    if !graph.edges.contains(&edge) {
-                        graph.edges.push(edge);
+                    if !edges.contains(&edge) {
+                        edges.push(edge);
                     }
                 }
             }
         }
-        graph.target = Some(NodeId(format!("n{}", n - 1)));
-        graph
+        TaskGraph::from_parts(nodes, edges, Some(NodeId(format!("n{}", n - 1))))
     }
 
     fn dag200() -> TaskGraph {
@@ -700,9 +699,9 @@ mod tests {
     /// Checks the layout invariants shared by every test graph; returns the layout.
     fn check(graph: &TaskGraph, options: &LayoutOptions) -> Layout {
         let placed = layout(graph, options).expect("the graph lays out");
-        assert_eq!(placed.nodes.len(), graph.nodes.len(), "one box per node");
-        assert_eq!(placed.edges.len(), graph.edges.len(), "one route per edge");
-        for (node, b) in graph.nodes.iter().zip(&placed.nodes) {
+        assert_eq!(placed.nodes.len(), graph.nodes().len(), "one box per node");
+        assert_eq!(placed.edges.len(), graph.edges().len(), "one route per edge");
+        for (node, b) in graph.nodes().iter().zip(&placed.nodes) {
             assert_eq!(node.id.0, b.id, "boxes in graph order");
             assert!(b.width > 0.0 && b.height > 0.0 && b.x >= 0.0 && b.y >= 0.0, "{b:?}");
             assert!(b.x + b.width <= placed.width && b.y + b.height <= placed.height, "{b:?} inside {}x{}", placed.width, placed.height);
@@ -716,7 +715,7 @@ mod tests {
             }
         }
         let boxes: BTreeMap<&str, &NodeBox> = placed.nodes.iter().rev().map(|b| (b.id.as_str(), b)).collect();
-        for (edge, path) in graph.edges.iter().zip(&placed.edges) {
+        for (edge, path) in graph.edges().iter().zip(&placed.edges) {
             assert_eq!((edge.source.0.as_str(), edge.destination.0.as_str()), (path.from.as_str(), path.to.as_str()));
             let (first, last) = (path.points[0], path.points[path.points.len() - 1]);
             assert!(boxes[path.from.as_str()].on_outline(first, 1e-6), "{path:?} starts on its source");
@@ -743,7 +742,7 @@ mod tests {
     #[test]
     fn the_reference_dag_lays_out_every_node_without_overlaps_in_both_directions() {
         let graph = dag200();
-        assert_eq!(graph.nodes.len(), 325);
+        assert_eq!(graph.nodes().len(), 325);
         let lr = check(&graph, &LayoutOptions::default());
         assert_forward(&lr);
         assert!(lr.width > lr.height, "a deep graph drawn left to right is wide: {}x{}", lr.width, lr.height);
@@ -812,33 +811,37 @@ mod tests {
     #[test]
     fn empty_graphs_unknown_nodes_and_oversized_graphs_are_typed_errors() {
         assert_eq!(layout(&TaskGraph::new(), &LayoutOptions::default()), Err(RenderError::Empty));
-        let mut dangling = random_dag(3, 1);
-        dangling.edges.push(Edge { source: NodeId("n0".into()), destination: NodeId("ghost".into()), slot: None });
+        let small = random_dag(3, 1);
+        let mut edges = small.edges().to_vec();
+        edges.push(Edge { source: NodeId("n0".into()), destination: NodeId("ghost".into()), slot: None });
+        let dangling = TaskGraph::from_parts(small.nodes().to_vec(), edges, None);
         assert_eq!(layout(&dangling, &LayoutOptions::default()), Err(RenderError::UnknownNode("n0".into(), "ghost".into())));
-        let mut huge = random_dag(2, 1);
-        let template = huge.nodes[0].clone();
-        huge.nodes.resize(MAX_NODES + 1, template);
+        let two = random_dag(2, 1);
+        let mut nodes = two.nodes().to_vec();
+        nodes.resize(MAX_NODES + 1, two.nodes()[0].clone());
+        let huge = TaskGraph::from_parts(nodes, two.edges().to_vec(), None);
         assert_eq!(
             layout(&huge, &LayoutOptions::default()),
-            Err(RenderError::TooLarge { nodes: MAX_NODES + 1, edges: huge.edges.len(), max_nodes: MAX_NODES, max_edges: MAX_EDGES })
+            Err(RenderError::TooLarge { nodes: MAX_NODES + 1, edges: huge.edges().len(), max_nodes: MAX_NODES, max_edges: MAX_EDGES })
         );
     }
 
     #[test]
     fn edges_needing_too_many_bends_are_refused() {
         // A chain of 10,000 nodes with 20 edges from its first node to its last: 10,000 + 20 × 9,998 vertices.
-        let mut graph = TaskGraph::new();
         let task = NodeKind::Task(TaskNode { family: "math".into(), ..TaskNode::default() });
         let n = 10_000;
+        let (mut nodes, mut edges) = (Vec::new(), Vec::new());
         for i in 0..n {
-            graph.nodes.push(Node { id: NodeId(format!("n{i}")), kind: task.clone(), position: None });
+            nodes.push(Node { id: NodeId(format!("n{i}")), kind: task.clone(), position: None });
             if i > 0 {
-                graph.edges.push(Edge { source: NodeId(format!("n{}", i - 1)), destination: NodeId(format!("n{i}")), slot: None });
+                edges.push(Edge { source: NodeId(format!("n{}", i - 1)), destination: NodeId(format!("n{i}")), slot: None });
             }
         }
         for _ in 0..20 {
-            graph.edges.push(Edge { source: NodeId("n0".into()), destination: NodeId(format!("n{}", n - 1)), slot: None });
+            edges.push(Edge { source: NodeId("n0".into()), destination: NodeId(format!("n{}", n - 1)), slot: None });
         }
+        let graph = TaskGraph::from_parts(nodes, edges, None);
         assert_eq!(layout(&graph, &LayoutOptions::default()), Err(RenderError::TooManyBends { vertices: n + 20 * (n - 2), limit: MAX_LAYOUT_VERTICES }));
     }
 

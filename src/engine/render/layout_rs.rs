@@ -24,7 +24,7 @@ const EDGE: u32 = 0x555555;
 
 /// SVG of the graph, laid out and drawn by layout-rs.
 pub fn to_svg_with_layout_rs(graph: &TaskGraph, options: &RenderOptions) -> Result<String, RenderError> {
-    if graph.nodes.is_empty() {
+    if graph.nodes().is_empty() {
         return Err(RenderError::Empty); // layout-rs panics on an empty graph.
     }
     let orientation = match options.layout.direction {
@@ -33,8 +33,8 @@ pub fn to_svg_with_layout_rs(graph: &TaskGraph, options: &RenderOptions) -> Resu
     };
     let mut vg = VisualGraph::new(orientation);
     let mut handles = BTreeMap::new();
-    for node in &graph.nodes {
-        let is_target = graph.target.as_ref() == Some(&node.id);
+    for node in graph.nodes() {
+        let is_target = graph.target() == Some(&node.id);
         let (fill, line, width) = match (&node.kind, is_target) {
             (NodeKind::Task(_), true) => (TARGET_FILL, TARGET_LINE, 3),
             (NodeKind::Task(_), false) => (TASK_FILL, TASK_LINE, 1),
@@ -52,7 +52,7 @@ pub fn to_svg_with_layout_rs(graph: &TaskGraph, options: &RenderOptions) -> Resu
         let element = Element::create(shape, look, orientation, size);
         handles.insert(node.id.clone(), vg.add_node(element));
     }
-    for edge in &graph.edges {
+    for edge in graph.edges() {
         let (Some(&from), Some(&to)) = (handles.get(&edge.source), handles.get(&edge.destination)) else {
             return Err(RenderError::UnknownNode(edge.source.0.clone(), edge.destination.0.clone()));
         };

@@ -200,7 +200,7 @@ fn shorten(line: &str) -> String {
 
 /// Box sizes of every node of `graph`, in node order, with the options' notes.
 pub(crate) fn node_texts(graph: &TaskGraph, notes: &BTreeMap<String, Vec<String>>) -> Vec<NodeText> {
-    graph.nodes.iter().map(|n| NodeText::of(n, notes.get(&n.id.0))).collect()
+    graph.nodes().iter().map(|n| NodeText::of(n, notes.get(&n.id.0))).collect()
 }
 
 #[cfg(test)]
@@ -218,7 +218,7 @@ mod tests {
             "edges": [{"source": "s", "destination": "p"}, {"source": "p", "destination": "t"}]}"#,
         )
         .unwrap();
-        let kinds: Vec<_> = graph.nodes.iter().map(|n| port_kinds(&n.kind)).collect();
+        let kinds: Vec<_> = graph.nodes().iter().map(|n| port_kinds(&n.kind)).collect();
         assert_eq!(kinds, vec![(PortKind::Scalar, PortKind::List), (PortKind::List, PortKind::Scalar), (PortKind::Unknown, PortKind::Unknown)]);
     }
 
@@ -230,11 +230,11 @@ mod tests {
             "x".repeat(100)
         ))
         .unwrap();
-        let plain = NodeText::of(&graph.nodes[0], None);
+        let plain = NodeText::of(&graph.nodes()[0], None);
         assert_eq!(plain.title.chars().count(), metrics::MAX_LINE_CHARS);
         assert!(plain.title.ends_with('…'));
         let notes = vec!["truth: 42".to_string()];
-        let noted = NodeText::of(&graph.nodes[0], Some(&notes));
+        let noted = NodeText::of(&graph.nodes()[0], Some(&notes));
         assert!(noted.size().1 > plain.size().1, "{:?} vs {:?}", noted.size(), plain.size());
         assert_eq!(noted.size().0, plain.size().0);
     }

@@ -32,7 +32,7 @@ struct Look {
 pub fn to_svg(graph: &TaskGraph, options: &RenderOptions) -> Result<String, RenderError> {
     let placed = layout(graph, &options.layout)?;
     let texts = node_texts(graph, &options.layout.node_notes);
-    let mut out = String::with_capacity(512 + 900 * graph.nodes.len());
+    let mut out = String::with_capacity(512 + 900 * graph.nodes().len());
     let _ = write!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="Helvetica, Arial, sans-serif" class="task-graph">"#,
@@ -47,18 +47,18 @@ pub fn to_svg(graph: &TaskGraph, options: &RenderOptions) -> Result<String, Rend
     let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
     // Node kinds by id, the first node with an id winning (as in `TaskGraph::node`).
     let mut kinds: BTreeMap<&str, &NodeKind> = BTreeMap::new();
-    for node in &graph.nodes {
+    for node in graph.nodes() {
         kinds.entry(node.id.0.as_str()).or_insert(&node.kind);
     }
     out.push_str("<g class=\"edges\">\n");
-    for (edge, path) in graph.edges.iter().zip(&placed.edges) {
+    for (edge, path) in graph.edges().iter().zip(&placed.edges) {
         let is_pack = matches!(kinds.get(edge.destination.0.as_str()), Some(NodeKind::Pack));
         let slot = if is_pack { edge.slot } else { None };
         write_edge(&mut out, &placed, path, slot);
     }
     out.push_str("</g>\n<g class=\"nodes\">\n");
-    for ((node, placed_box), text) in graph.nodes.iter().zip(&placed.nodes).zip(&texts) {
-        let is_target = graph.target.as_ref() == Some(&node.id);
+    for ((node, placed_box), text) in graph.nodes().iter().zip(&placed.nodes).zip(&texts) {
+        let is_target = graph.target() == Some(&node.id);
         let look = match (&node.kind, is_target) {
             (NodeKind::Task(_), true) => &TARGET,
             (NodeKind::Task(_), false) => &TASK,

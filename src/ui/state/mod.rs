@@ -9,7 +9,7 @@ mod evaluation;
 mod generation;
 
 pub use browse::{BrowseState, DatasetInfo, SiteStatus, Source};
-pub use design::DesignState;
+pub use design::{DesignState, OpenAs};
 pub use evaluation::EvaluationState;
 pub use generation::{GenerationState, Progress};
 

@@ -1,143 +1,226 @@
-//! Design: edit a custom task graph (node-link JSON, as the reference and the CLI read it), with live
-//! validation located on nodes, a layered drawing, and generation of samples from the graph; plus a box to
-//! paste a Python function and run it or turn it into a tracing task.
+//! Design: a drag-and-drop editor of task graphs. The canvas (SVG, drawn from `app::editor`), the palette
+//! and presets, the inspector and the problem list, the toolbar (undo, tidy, files, share links), the help
+//! overlay, the node-link JSON panel, generation into the instance browser, and the Python box. This module
+//! lays the page out and routes the window's pointer, keyboard and clipboard events to the editor model.
+
+use std::cell::Cell;
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
-use crate::engine::generate::{self, GenerateConfig, Topology};
-use crate::engine::graph::{self, GraphIssue, Severity, ValidGraph};
-use crate::engine::render::{to_svg, RenderOptions};
-use crate::engine::tasks::Family;
-use crate::ui::common::{ErrorView, PromptView, RoleLegend};
-use crate::app::jobs::roles_of;
-use crate::ui::state::{with_registry, AppState};
-use crate::web::download::download_text;
+use crate::app::editor::catalog::{task_names as names_of, TaskNames};
+use crate::app::editor::keys::KeyInput;
+use crate::app::editor::share::{decode, find_in_query};
+use crate::app::editor::{KeyOutcome, NoticeLevel};
+use crate::ui::route::hash_query;
+use crate::ui::state::{with_registry, AppState, DesignState, OpenAs};
 
+mod canvas;
+mod help;
+mod inspector;
+mod issue_list;
+mod json_panel;
+mod minimap;
+mod palette;
+mod presets;
 mod python_box;
+mod run_panel;
+mod toolbar;
 
-/// Example graphs offered in the designer.
-const EXAMPLES: [(&str, &str); 2] = [
-    ("diamond (pick / pack)", include_str!("../../../../public/examples/diamond.json")),
-    ("chain of four", include_str!("../../../../public/examples/chain4.json")),
-];
+/// The canvas element.
+pub type CanvasRef = NodeRef<leptos::svg::Svg>;
 
-/// The result of checking the text: parse errors, or the graph's issues and drawing.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Checked {
-    errors: Vec<String>,
-    issues: Vec<GraphIssue>,
-    svg: String,
-    nodes: usize,
-    edges: usize,
+thread_local! {
+    static TASK_NAMES: TaskNames = with_registry(names_of);
+    static FITTED: Cell<bool> = const { Cell::new(false) };
 }
 
-fn check(text: &str) -> Checked {
-    match graph::from_json_str(text) {
-        Err(errors) => Checked { errors: errors.iter().map(|e| e.to_string()).collect(), ..Checked::default() },
-        Ok(graph) => {
-            let issues = with_registry(|r| graph.issues(r));
-            let svg = to_svg(&graph, &RenderOptions::default()).unwrap_or_default();
-            Checked { errors: Vec::new(), issues, svg, nodes: graph.nodes.len(), edges: graph.edges.len() }
-        }
-    }
+/// Runs `f` with the display names of every task.
+fn task_names<R>(f: impl FnOnce(&TaskNames) -> R) -> R {
+    TASK_NAMES.with(f)
 }
 
 /// The Design page.
 #[component]
 pub fn DesignPage() -> impl IntoView {
     let design = expect_context::<AppState>().design;
-    let text = design.text;
-    // The text is the editor of record here: every parsed version becomes the state's graph.
-    let set_text = move |value: String| {
-        match graph::from_json_str(&value) {
-            Ok(parsed) => design.replace(parsed, value),
-            Err(_) => text.set(value),
-        }
-    };
-    let checked = Memo::new(move |_| check(&text.get()));
-    let sample = RwSignal::new(None);
-    let error = RwSignal::new(String::new());
+    let canvas_ref: CanvasRef = NodeRef::new();
+    listen(design, canvas_ref);
+    open_shared_link(design);
 
-    let generate = move |_| {
-        error.set(String::new());
-        let parsed = match graph::from_json_str(&text.get_untracked()) {
-            Ok(g) => g,
-            Err(_) => return error.set("fix the JSON errors first".into()),
-        };
-        let result = with_registry(|r| {
-            let valid = ValidGraph::new(parsed, r).map_err(|issues| format!("the graph has {} problem(s); see the list", issues.len()))?;
-            let mut config = GenerateConfig::new(Topology::Custom(Box::new(valid)), vec![Family::Math]);
-            config.samples_per_target = 1;
-            generate::generate_sample(&config, r, 0, 0).map_err(|e| e.to_string())
-        });
-        match result {
-            Ok(s) => sample.set(Some(s)),
-            Err(e) => error.set(e),
-        }
+    let notice = move || design.notice.get();
+    let popup = move || {
+        let n = notice()?;
+        let at = n.at.filter(|_| n.level == NoticeLevel::Refused)?;
+        Some(view! { <div class="design-popup" role="alert" style=format!("left:{:.0}px;top:{:.0}px", at.x + 14.0, at.y + 14.0)>{n.text}</div> })
     };
 
-    let issue_rows = move || {
-        let c = checked.get();
-        let mut rows: Vec<(String, &'static str, String)> = c.errors.iter().map(|e| ("file".to_string(), "error", e.clone())).collect();
-        rows.extend(c.issues.iter().map(|i| {
-            let level = if i.severity == Severity::Error { "error" } else { "warning" };
-            (i.node.as_ref().map(|n| n.0.clone()).unwrap_or_else(|| "graph".into()), level, i.message.clone())
-        }));
-        rows
+    let empty = move || {
+        design.graph_rev.track();
+        design.read(|m| m.graph().nodes().is_empty()).then(|| view! {
+            <div class="design-empty" data-testid="empty-hint">
+                <p><strong>"An empty graph."</strong></p>
+                <p>"Drag a task from the palette here, start from a preset, or open or drop a node-link JSON file."</p>
+            </div>
+        })
     };
 
     view! {
         <section class="page page-design" id="page-design">
-            <h1>"Design a task graph"</h1>
-            <p class="muted">
-                "Task nodes have a family, declared input and output kinds (scalar or list) and optionally a pinned task_id; "
-                "pick adapters take one element of a list, pack adapters recombine scalars (edges carry a slot) into a 10-element list. "
-                "The file format is NetworkX node-link JSON, as read by "<code>"arbigraph generate --topology custom"</code>"."
-            </p>
-            <div class="panel">
-                "Start from an example: "
-                {EXAMPLES.iter().map(|(name, json)| {
-                    let json = json.to_string();
-                    view! { <button on:click=move |_| set_text(json.clone())>{*name}</button>" " }
-                }).collect_view()}
-                <button id="design-download" on:click=move |_| {
-                    if let Err(e) = download_text("graph.json", "application/json", &text.get_untracked()) { error.set(e.to_string()) }
-                }>"Download graph"</button>
+            <div class="design-title">
+                <h1>"Design a task graph"</h1>
+                <p class="muted">"Drag nodes from the palette, connect an output port to an input port, and watch the problems as you draw. "<kbd>"?"</kbd>" lists every shortcut."</p>
             </div>
-            <div class="row">
-                <div class="grow">
-                    <textarea id="design-json" rows="24" style="width:100%" spellcheck="false"
-                        prop:value=move || text.get()
-                        on:input=move |ev| set_text(event_target_value(&ev))></textarea>
-                    <p class="muted" id="design-counts">
-                        {move || { let c = checked.get(); format!("{} nodes, {} edges", c.nodes, c.edges) }}
-                    </p>
-                    <table id="design-issues">
-                        <tbody>
-                            {move || {
-                                let rows = issue_rows();
-                                if rows.is_empty() {
-                                    view! { <tr><td class="issue-ok">"No problems: the graph is valid."</td></tr> }.into_any()
-                                } else {
-                                    rows.into_iter().map(|(node, level, message)| view! {
-                                        <tr class=format!("issue issue--{level}")><td class="mono">{node}</td><td>{level}</td><td>{message}</td></tr>
-                                    }).collect_view().into_any()
-                                }
-                            }}
-                        </tbody>
-                    </table>
-                    <button class="primary" id="design-generate" on:click=generate>"Generate a sample from this graph"</button>
-                    <ErrorView message=Signal::derive(move || error.get()) />
+            <toolbar::Toolbar />
+            <div class="design-body">
+                <aside class="design-left">
+                    <palette::Palette />
+                    <presets::PresetPicker />
+                </aside>
+                <div class="design-stage">
+                    <div class="design-stage-view">
+                        <canvas::Canvas canvas_ref=canvas_ref />
+                        {empty}
+                        <minimap::Minimap />
+                        {popup}
+                        <help::Help />
+                    </div>
+                    <div class="design-status">
+                        <p data-testid="notice" role="status" aria-live="polite"
+                            class=move || format!("design-notice design-notice--{}", match notice().map(|n| n.level) {
+                                Some(NoticeLevel::Refused) => "refused",
+                                Some(NoticeLevel::Error) => "error",
+                                Some(NoticeLevel::Info) => "info",
+                                None => "none",
+                            })>
+                            {move || design.busy.get().or_else(|| notice().map(|n| n.text)).unwrap_or_default()}
+                        </p>
+                        <toolbar::Counts />
+                    </div>
                 </div>
-                <div class="grow graph-svg" id="design-svg" inner_html=move || checked.get().svg></div>
+                <aside class="design-right">
+                    <inspector::Inspector />
+                    <issue_list::IssueList />
+                </aside>
             </div>
-            {move || sample.get().map(|s| view! {
-                <h2>"Sample (seed 0)"</h2>
-                <p>"Graded output "<code>{s.target_output_name.clone()}</code>" = "<code id="design-answer">{s.ground_truth.repr()}</code></p>
-                <RoleLegend />
-                <PromptView text=s.prompt.text().to_string() roles=roles_of(&s.prompt) />
-            })}
+            <json_panel::JsonPanel />
+            <run_panel::RunPanel />
             <python_box::PythonBox />
         </section>
+    }
+}
+
+/// Routes the window's pointer moves and releases (drags that leave the canvas, palette drags), keys and
+/// clipboard events to the model while the page is shown, and keeps the canvas's size in the viewport.
+fn listen(design: DesignState, canvas_ref: CanvasRef) {
+    let canvas = move || canvas_ref.get_untracked().map(|c| -> web_sys::Element { c.unchecked_into() });
+    let measure = move || {
+        let Some(el) = canvas() else { return };
+        let rect = el.get_bounding_client_rect();
+        design.update(|m| {
+            m.resize(rect.width(), rect.height());
+            if !FITTED.with(|f| f.replace(true)) {
+                m.fit();
+            }
+        });
+    };
+    request_animation_frame(measure);
+    let handles = vec![
+        window_event_listener(leptos::ev::resize, move |_| measure()),
+        window_event_listener(leptos::ev::pointermove, move |ev| {
+            if let (true, Some(el)) = (design.is_gesturing(), canvas()) {
+                let input = canvas::pointer_input(&ev, &el);
+                design.update(|m| m.pointer_move(&input));
+            }
+        }),
+        window_event_listener(leptos::ev::pointerup, move |ev| {
+            if let (true, Some(el)) = (design.is_gesturing(), canvas()) {
+                let input = canvas::pointer_input(&ev, &el);
+                design.update(|m| m.pointer_up(&input));
+            }
+        }),
+        window_event_listener(leptos::ev::pointercancel, move |ev| design.update(|m| m.pointer_cancel(ev.pointer_id()))),
+        window_event_listener(leptos::ev::keydown, move |ev| {
+            if is_editable(ev.target()) {
+                return;
+            }
+            let key = ev.key();
+            if key == "Escape" && design.help_open.get_untracked() {
+                design.help_open.set(false);
+                return;
+            }
+            let input = KeyInput { key, command: ev.ctrl_key() || ev.meta_key(), shift: ev.shift_key(), alt: ev.alt_key(), time_ms: js_sys::Date::now() };
+            match design.update(|m| m.key_down(&input)) {
+                KeyOutcome::Ignored => {}
+                KeyOutcome::Handled => ev.prevent_default(),
+                KeyOutcome::ToggleHelp => {
+                    ev.prevent_default();
+                    design.help_open.update(|o| *o = !*o);
+                }
+            }
+        }),
+        window_event_listener(leptos::ev::keyup, move |ev| design.update(|m| m.key_up(&ev.key()))),
+        window_event_listener(leptos::ev::copy, move |ev| clipboard(design, ev, false)),
+        window_event_listener(leptos::ev::cut, move |ev| clipboard(design, ev, true)),
+        window_event_listener(leptos::ev::paste, move |ev| {
+            if is_editable(ev.target()) {
+                return;
+            }
+            let text = ev.clipboard_data().and_then(|d| d.get_data("text/plain").ok()).unwrap_or_default();
+            if text.trim().is_empty() {
+                return;
+            }
+            ev.prevent_default();
+            design.open_text("pasted text".into(), text, OpenAs::Paste);
+        }),
+    ];
+    on_cleanup(move || {
+        for handle in handles {
+            handle.remove();
+        }
+    });
+}
+
+/// Copy or cut: the selection as node-link JSON into the clipboard event.
+fn clipboard(design: DesignState, ev: web_sys::ClipboardEvent, cut: bool) {
+    if is_editable(ev.target()) {
+        return;
+    }
+    let now = js_sys::Date::now();
+    let Some((text, count)) = design.update(|m| {
+        let count = m.selection().len();
+        let text = if cut { m.cut(now) } else { m.copy() };
+        text.map(|t| (t, count))
+    }) else {
+        return;
+    };
+    if let Some(data) = ev.clipboard_data() {
+        if data.set_data("text/plain", &text).is_ok() {
+            ev.prevent_default();
+            design.say(NoticeLevel::Info, format!("{} {count} node{} as node-link JSON", if cut { "cut" } else { "copied" }, if count == 1 { "" } else { "s" }));
+        }
+    }
+}
+
+/// True when keys and clipboard events belong to a text field rather than the canvas.
+fn is_editable(target: Option<web_sys::EventTarget>) -> bool {
+    let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) else { return false };
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.is_content_editable()
+}
+
+/// Opens the graph a share link carries (`#/design?graph=1.…`), then drops it from the address so a reload
+/// shows the autosaved work rather than the link again.
+fn open_shared_link(design: DesignState) {
+    let hash = window().location().hash().unwrap_or_default();
+    let Some(value) = find_in_query(hash_query(&hash)).map(str::to_string) else { return };
+    match decode(&value) {
+        Ok(graph) => match crate::app::editor::tidy::with_positions(graph) {
+            Ok(placed) => design.take_opened("shared link", placed, OpenAs::Replace),
+            Err(e) => design.say(NoticeLevel::Error, format!("shared link: {e}")),
+        },
+        Err(e) => design.say(NoticeLevel::Error, format!("shared link: {e}")),
+    }
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#/design"));
     }
 }

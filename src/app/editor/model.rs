@@ -1,0 +1,1029 @@
+//! The editor model: the graph (changed only through `GraphEdit`s, each recorded in the history), the
+//! selection, the viewport, the gesture in progress, snapping and the notice line. Pointer, wheel and key
+//! events come in as plain data; the model decides, applies, and records what changed (`Changes`) so the
+//! view redraws only that. Nothing here knows about the browser.
+
+use std::collections::BTreeSet;
+
+use super::clipboard;
+use super::geometry::{bounds, node_center, Point, Rect};
+use super::gesture::{Effect, Gesture, Machine, PaletteItem, PointerInput, SelectMode};
+use super::history::History;
+use super::hit::{hit_test, node_at, nodes_in_rect};
+use super::keys::{command_for, Command, KeyInput};
+use super::tidy;
+use super::viewport::Viewport;
+use crate::engine::graph::{EditError, GraphEdit, Node, NodeId, NodeKind, TaskGraph, TaskNode};
+
+/// Grid spacing for snapping (world units).
+pub const GRID: f64 = 24.0;
+/// Zoom step of the zoom buttons and keys.
+pub const ZOOM_STEP: f64 = 1.25;
+/// Screen margin kept around the graph by "fit".
+pub const FIT_MARGIN: f64 = 40.0;
+
+/// How serious a notice is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// An edit was refused; the graph is unchanged.
+    Refused,
+    /// Something failed (an import, a layout).
+    Error,
+    /// What just happened.
+    Info,
+}
+
+/// The notice line, shown until the next action succeeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub level: NoticeLevel,
+    pub text: String,
+    /// Where to show it beside the canvas's pointer (screen), for refusals made by dragging.
+    pub at: Option<Point>,
+}
+
+/// What changed since the view last looked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Changes {
+    pub graph: bool,
+    pub selection: bool,
+    pub view: bool,
+    /// The drawing of the gesture in progress (and what the static drawing leaves out for it).
+    pub overlay: bool,
+    pub notice: bool,
+}
+
+impl Changes {
+    /// True when anything changed.
+    pub fn any(&self) -> bool {
+        self.graph || self.selection || self.view || self.overlay || self.notice
+    }
+}
+
+/// What a key press needs from the page besides what the model did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOutcome {
+    /// Not a canvas shortcut: the browser keeps the key.
+    Ignored,
+    /// Done; the browser's default action is suppressed.
+    Handled,
+    /// Show or hide the help overlay.
+    ToggleHelp,
+}
+
+/// The editor.
+#[derive(Clone, Debug)]
+pub struct EditorModel {
+    graph: TaskGraph,
+    history: History,
+    selection: BTreeSet<NodeId>,
+    selected_edge: Option<(NodeId, NodeId)>,
+    viewport: Viewport,
+    machine: Machine,
+    notice: Option<Notice>,
+    snap: bool,
+    /// The pointer's last position over the canvas (screen), for pastes and notices.
+    pointer: Option<Point>,
+    changes: Changes,
+}
+
+impl Default for EditorModel {
+    fn default() -> EditorModel {
+        EditorModel::new(TaskGraph::new())
+    }
+}
+
+impl EditorModel {
+    /// An editor on `graph` (placed already), with an empty history.
+    pub fn new(graph: TaskGraph) -> EditorModel {
+        EditorModel {
+            graph,
+            history: History::default(),
+            selection: BTreeSet::new(),
+            selected_edge: None,
+            viewport: Viewport::default(),
+            machine: Machine::default(),
+            notice: None,
+            snap: false,
+            pointer: None,
+            changes: Changes { graph: true, selection: true, view: true, overlay: true, notice: true },
+        }
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &TaskGraph {
+        &self.graph
+    }
+
+    /// The selected nodes.
+    pub fn selection(&self) -> &BTreeSet<NodeId> {
+        &self.selection
+    }
+
+    /// The selected edge, if an edge (rather than nodes) is selected.
+    pub fn selected_edge(&self) -> Option<&(NodeId, NodeId)> {
+        self.selected_edge.as_ref()
+    }
+
+    /// The one selected node, if exactly one is selected.
+    pub fn single_selected(&self) -> Option<&Node> {
+        match self.selection.len() {
+            1 => self.selection.iter().next().and_then(|id| self.graph.node(id)),
+            _ => None,
+        }
+    }
+
+    /// The viewport.
+    pub fn viewport(&self) -> &Viewport {
+        &self.viewport
+    }
+
+    /// The gesture in progress.
+    pub fn gesture(&self) -> &Gesture {
+        self.machine.gesture()
+    }
+
+    /// The notice line.
+    pub fn notice(&self) -> Option<&Notice> {
+        self.notice.as_ref()
+    }
+
+    /// Whether moves and new nodes snap to the grid.
+    pub fn snap(&self) -> bool {
+        self.snap
+    }
+
+    /// Steps that undo / redo would take.
+    pub fn history_lengths(&self) -> (usize, usize) {
+        (self.history.undo_len(), self.history.redo_len())
+    }
+
+    /// What undo and redo would do, for button tooltips.
+    pub fn history_labels(&self) -> (Option<&str>, Option<&str>) {
+        (self.history.undo_label(), self.history.redo_label())
+    }
+
+    /// What changed since the last call, resetting it.
+    pub fn take_changes(&mut self) -> Changes {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// The nodes being dragged and by how much (world), while a move is in progress.
+    pub fn moving(&self) -> Option<(&BTreeSet<NodeId>, Point)> {
+        match self.machine.gesture() {
+            Gesture::Moving { anchor, offset, .. } => Some((&self.selection, self.snapped_offset(anchor, *offset))),
+            _ => None,
+        }
+    }
+
+    /// Shows a notice (replacing the current one).
+    pub fn set_notice(&mut self, level: NoticeLevel, text: impl Into<String>) {
+        self.notice = Some(Notice { level, text: text.into(), at: None });
+        self.changes.notice = true;
+    }
+
+    /// Clears the notice.
+    pub fn clear_notice(&mut self) {
+        if self.notice.take().is_some() {
+            self.changes.notice = true;
+        }
+    }
+
+    // ---- Edits -------------------------------------------------------------------------------------------
+
+    /// Applies `edit` as one undoable step labelled `label`; `key` lets consecutive edits coalesce. A refused
+    /// edit changes nothing and becomes the notice, shown at the pointer.
+    pub fn apply(&mut self, label: &str, edit: GraphEdit, key: Option<&str>, time_ms: f64) -> Result<(), EditError> {
+        match self.graph.apply_revertible(edit.clone()) {
+            Ok(revert) => {
+                self.history.record(label, edit, revert, key, time_ms);
+                self.changes.graph = true;
+                self.clear_notice();
+                self.drop_missing_from_selection();
+                Ok(())
+            }
+            Err(error) => {
+                self.notice = Some(Notice { level: NoticeLevel::Refused, text: format!("refused: {error}"), at: self.pointer });
+                self.changes.notice = true;
+                Err(error)
+            }
+        }
+    }
+
+    /// Replaces the whole graph (an import, a preset, a link) as one undoable step, selecting nothing and
+    /// fitting the view to it.
+    pub fn replace(&mut self, graph: TaskGraph, label: &str, time_ms: f64) {
+        self.history.seal();
+        // A replacement is never refused.
+        let _ = self.apply(label, GraphEdit::Replace(Box::new(graph)), None, time_ms);
+        self.history.seal();
+        self.set_selection(BTreeSet::new());
+        self.fit();
+    }
+
+    /// Undoes the latest step.
+    pub fn undo(&mut self) {
+        match self.history.undo(&mut self.graph) {
+            Some(label) => {
+                self.changes.graph = true;
+                self.drop_missing_from_selection();
+                self.set_notice(NoticeLevel::Info, format!("undid {label}"));
+            }
+            None => self.set_notice(NoticeLevel::Info, "nothing to undo"),
+        }
+    }
+
+    /// Redoes the latest undone step.
+    pub fn redo(&mut self) {
+        match self.history.redo(&mut self.graph) {
+            Some(Ok(label)) => {
+                self.changes.graph = true;
+                self.drop_missing_from_selection();
+                self.set_notice(NoticeLevel::Info, format!("redid {label}"));
+            }
+            Some(Err(error)) => self.set_notice(NoticeLevel::Error, format!("could not redo: {error}")),
+            None => self.set_notice(NoticeLevel::Info, "nothing to redo"),
+        }
+    }
+
+    /// Adds a palette item centred at `at` (world), selects it and returns its id. The first task of a graph
+    /// without a target becomes the target.
+    pub fn add_node(&mut self, item: &PaletteItem, at: Point, time_ms: f64) -> Result<NodeId, EditError> {
+        let at = self.snap_point(at);
+        let (prefix, kind) = match item {
+            PaletteItem::Task(family) => (
+                "task",
+                NodeKind::Task(TaskNode { family: family.clone(), task_id: None, input_kind: Some("scalar".into()), output_kind: Some("scalar".into()) }),
+            ),
+            PaletteItem::Pick => ("pick", NodeKind::Pick { index: 0 }),
+            PaletteItem::Pack => ("pack", NodeKind::Pack),
+        };
+        let id = self.graph.fresh_id(prefix);
+        let mut edits = vec![GraphEdit::AddNode(Node { id: id.clone(), kind, position: Some((at.x, at.y)) })];
+        if self.graph.target().is_none() && matches!(item, PaletteItem::Task(_)) {
+            edits.push(GraphEdit::SetTarget(id.clone()));
+        }
+        self.apply(&format!("add {id}"), GraphEdit::Batch(edits), None, time_ms)?;
+        self.set_selection(BTreeSet::from([id.clone()]));
+        Ok(id)
+    }
+
+    /// Connects two nodes (a refusal becomes the notice).
+    pub fn connect(&mut self, from: &NodeId, to: &NodeId, time_ms: f64) -> Result<(), EditError> {
+        self.apply(&format!("connect {from} to {to}"), GraphEdit::Connect { from: from.clone(), to: to.clone(), slot: None }, None, time_ms)
+    }
+
+    /// Deletes the selected nodes (with their edges) or the selected edge, as one step.
+    pub fn delete_selection(&mut self, time_ms: f64) {
+        if let Some((from, to)) = self.selected_edge.clone() {
+            if self.apply(&format!("delete edge {from} -> {to}"), GraphEdit::Disconnect { from, to }, None, time_ms).is_ok() {
+                self.selected_edge = None;
+                self.changes.selection = true;
+            }
+            return;
+        }
+        if self.selection.is_empty() {
+            return;
+        }
+        let edits: Vec<GraphEdit> = self.selection.iter().cloned().map(GraphEdit::RemoveNode).collect();
+        let label = plural(edits.len(), "node");
+        if self.apply(&format!("delete {label}"), GraphEdit::Batch(edits), None, time_ms).is_ok() {
+            self.set_selection(BTreeSet::new());
+        }
+    }
+
+    /// Moves the selection by a world distance as one step; nudges in a row coalesce.
+    pub fn nudge(&mut self, dx: f64, dy: f64, time_ms: f64) {
+        if self.selection.is_empty() {
+            return;
+        }
+        let key = format!("nudge {}", self.selection.iter().map(|n| n.0.as_str()).collect::<Vec<_>>().join(","));
+        let edit = self.move_edit(Point::new(dx, dy));
+        let _ = self.apply("nudge", edit, Some(&key), time_ms);
+    }
+
+    /// Marks the one selected task as the target.
+    pub fn mark_target(&mut self, time_ms: f64) {
+        match self.single_selected().map(|n| n.id.clone()) {
+            Some(id) => {
+                let _ = self.apply(&format!("make {id} the target"), GraphEdit::SetTarget(id), None, time_ms);
+            }
+            None => self.set_notice(NoticeLevel::Info, "select one task to make it the target"),
+        }
+    }
+
+    /// Changes a task node's settings; edits of one node in a row coalesce (typing in a field).
+    pub fn update_task(&mut self, id: &NodeId, task: TaskNode, time_ms: f64) -> Result<(), EditError> {
+        self.apply(&format!("edit {id}"), GraphEdit::UpdateTask { id: id.clone(), task }, Some(&format!("task {id}")), time_ms)
+    }
+
+    /// Changes a pick adapter's index; edits of one node in a row coalesce.
+    pub fn set_pick_index(&mut self, id: &NodeId, index: i64, time_ms: f64) -> Result<(), EditError> {
+        self.apply(&format!("edit {id}"), GraphEdit::SetPickIndex { id: id.clone(), index }, Some(&format!("pick {id}")), time_ms)
+    }
+
+    /// Arranges the graph with the layered layout, as one step, and fits the view.
+    pub fn tidy(&mut self, time_ms: f64) {
+        match tidy::tidy_edit(&self.graph) {
+            Ok(edit) => {
+                self.history.seal();
+                if self.apply("tidy up", edit, None, time_ms).is_ok() {
+                    self.fit();
+                }
+            }
+            Err(error) => self.set_notice(NoticeLevel::Error, format!("cannot tidy: {error}")),
+        }
+    }
+
+    /// Moves every node to the given positions as one step (a tidy computed off the main thread).
+    pub fn move_to(&mut self, label: &str, positions: &[(NodeId, Point)], time_ms: f64) {
+        let edits = positions
+            .iter()
+            .filter(|(id, p)| self.graph.node(id).is_some_and(|n| n.position != Some((p.x, p.y))))
+            .map(|(id, p)| GraphEdit::Move { id: id.clone(), x: p.x, y: p.y })
+            .collect();
+        self.history.seal();
+        if self.apply(label, GraphEdit::Batch(edits), None, time_ms).is_ok() {
+            self.fit();
+        }
+    }
+
+    // ---- Clipboard ---------------------------------------------------------------------------------------
+
+    /// The selection as node-link JSON, for the clipboard.
+    pub fn copy(&self) -> Option<String> {
+        clipboard::copy(&self.graph, &self.selection)
+    }
+
+    /// Copies the selection and deletes it (one step).
+    pub fn cut(&mut self, time_ms: f64) -> Option<String> {
+        let text = self.copy()?;
+        self.delete_selection(time_ms);
+        Some(text)
+    }
+
+    /// Pastes a graph (every node positioned) centred at the pointer, or at the view's centre, as one step,
+    /// and selects what was pasted.
+    pub fn paste(&mut self, clip: &TaskGraph, time_ms: f64) -> Result<usize, EditError> {
+        let at = self.viewport.to_world(self.pointer.unwrap_or(Point::new(self.viewport.width / 2.0, self.viewport.height / 2.0)));
+        let paste = clipboard::paste(&self.graph, clip, Some(self.snap_point(at)));
+        let count = paste.ids.len();
+        self.history.seal();
+        self.apply(&format!("paste {}", plural(count, "node")), paste.edit, None, time_ms)?;
+        // A paste bigger than the view would land mostly out of sight: bring it into view.
+        let pasted = bounds(paste.ids.iter().filter_map(|id| self.graph.node(id)));
+        if let Some(b) = pasted.filter(|b| !self.viewport.visible().encloses(b)) {
+            self.viewport.fit(&b, FIT_MARGIN);
+            self.changes.view = true;
+        }
+        self.set_selection(paste.ids.into_iter().collect());
+        Ok(count)
+    }
+
+    /// Duplicates the selection beside itself, as one step.
+    pub fn duplicate(&mut self, time_ms: f64) {
+        let Some(text) = self.copy() else { return };
+        let Ok(clip) = crate::engine::graph::from_json_str(&text) else { return };
+        let paste = clipboard::paste(&self.graph, &clip, None);
+        let count = paste.ids.len();
+        if self.apply(&format!("duplicate {}", plural(count, "node")), paste.edit, None, time_ms).is_ok() {
+            self.set_selection(paste.ids.into_iter().collect());
+        }
+    }
+
+    // ---- Selection and view ------------------------------------------------------------------------------
+
+    /// Selects every node.
+    pub fn select_all(&mut self) {
+        self.set_selection(self.graph.nodes().iter().map(|n| n.id.clone()).collect());
+    }
+
+    /// Selects one node and centres the view on it (an issue clicked in the list).
+    pub fn focus(&mut self, id: &NodeId) {
+        if let Some(node) = self.graph.node(id) {
+            let centre = node_center(node);
+            self.viewport.center_on(centre);
+            self.changes.view = true;
+            self.set_selection(BTreeSet::from([id.clone()]));
+        }
+    }
+
+    /// Sets the canvas's screen size.
+    pub fn resize(&mut self, width: f64, height: f64) {
+        if (self.viewport.width, self.viewport.height) != (width, height) {
+            self.viewport.resize(width, height);
+            self.changes.view = true;
+        }
+    }
+
+    /// Fits the whole graph in the view.
+    pub fn fit(&mut self) {
+        if let Some(b) = bounds(self.graph.nodes()) {
+            self.viewport.fit(&b, FIT_MARGIN);
+            self.changes.view = true;
+        }
+    }
+
+    /// Zooms by `factor` around the screen centre (the zoom buttons).
+    pub fn zoom_by(&mut self, factor: f64) {
+        let centre = Point::new(self.viewport.width / 2.0, self.viewport.height / 2.0);
+        self.viewport.zoom_at(centre, factor);
+        self.changes.view = true;
+    }
+
+    /// Centres the view on a world point (a click on the minimap).
+    pub fn center_on(&mut self, world: Point) {
+        self.viewport.center_on(world);
+        self.changes.view = true;
+    }
+
+    /// Turns snapping to the grid on or off.
+    pub fn set_snap(&mut self, on: bool) {
+        self.snap = on;
+        self.set_notice(NoticeLevel::Info, if on { "snap to grid on" } else { "snap to grid off" });
+    }
+
+    // ---- Pointer, wheel and keys -------------------------------------------------------------------------
+
+    /// A pointer went down on the canvas.
+    pub fn pointer_down(&mut self, input: &PointerInput) {
+        self.pointer = Some(input.screen);
+        let world = self.viewport.to_world(input.screen);
+        let hit = hit_test(&self.graph, world, self.viewport.zoom);
+        let effects = self.machine.down(input, world, hit);
+        self.run(effects, input.time_ms);
+    }
+
+    /// A pointer moved (over the canvas, or anywhere while a palette item is carried).
+    pub fn pointer_move(&mut self, input: &PointerInput) {
+        if input.inside {
+            self.pointer = Some(input.screen);
+        }
+        let world = self.viewport.to_world(input.screen);
+        let over = match self.machine.gesture() {
+            Gesture::Connecting { .. } => node_at(&self.graph, world, self.viewport.zoom),
+            _ => None,
+        };
+        let effects = self.machine.moved(input, world, over);
+        self.run(effects, input.time_ms);
+    }
+
+    /// A pointer went up.
+    pub fn pointer_up(&mut self, input: &PointerInput) {
+        let world = self.viewport.to_world(input.screen);
+        let over = node_at(&self.graph, world, self.viewport.zoom);
+        let effects = self.machine.up(input, world, over);
+        self.run(effects, input.time_ms);
+    }
+
+    /// The browser cancelled a pointer.
+    pub fn pointer_cancel(&mut self, id: i32) {
+        let effects = self.machine.pointer_cancelled(id);
+        self.run(effects, 0.0);
+    }
+
+    /// The pointer left the canvas.
+    pub fn pointer_leave(&mut self) {
+        self.pointer = None;
+    }
+
+    /// Starts carrying a palette item.
+    pub fn begin_placing(&mut self, item: PaletteItem) {
+        let effects = self.machine.begin_placing(item);
+        self.run(effects, 0.0);
+    }
+
+    /// A wheel turn over the canvas: zoom around the pointer.
+    pub fn wheel(&mut self, screen: Point, delta_y: f64) {
+        let factor = (-delta_y * 0.0015).clamp(-0.5, 0.5).exp();
+        self.viewport.zoom_at(screen, factor);
+        self.changes.view = true;
+    }
+
+    /// A key went down while the canvas had the keyboard.
+    pub fn key_down(&mut self, input: &KeyInput) -> KeyOutcome {
+        let Some(command) = command_for(input) else { return KeyOutcome::Ignored };
+        let t = input.time_ms;
+        match command {
+            Command::Delete => self.delete_selection(t),
+            Command::SelectAll => self.select_all(),
+            Command::Duplicate => self.duplicate(t),
+            Command::Undo => self.undo(),
+            Command::Redo => self.redo(),
+            Command::Nudge { dx, dy } => self.nudge(dx, dy, t),
+            Command::Fit => self.fit(),
+            Command::ZoomIn => self.zoom_by(ZOOM_STEP),
+            Command::ZoomOut => self.zoom_by(1.0 / ZOOM_STEP),
+            Command::ActualSize => self.zoom_by(1.0 / self.viewport.zoom),
+            Command::MarkTarget => self.mark_target(t),
+            Command::ToggleSnap => self.set_snap(!self.snap),
+            Command::Escape => {
+                if self.machine.is_idle() {
+                    self.set_selection(BTreeSet::new());
+                    self.clear_notice();
+                } else {
+                    let effects = self.machine.cancel();
+                    self.run(effects, t);
+                }
+            }
+            Command::ToggleHelp => return KeyOutcome::ToggleHelp,
+            Command::HoldPan => self.machine.space_held = true,
+        }
+        KeyOutcome::Handled
+    }
+
+    /// A key went up (releasing Space ends pan-on-press).
+    pub fn key_up(&mut self, key: &str) {
+        if key == " " {
+            self.machine.space_held = false;
+        }
+    }
+
+    // ---- Internals ---------------------------------------------------------------------------------------
+
+    fn run(&mut self, effects: Vec<Effect>, time_ms: f64) {
+        for effect in effects {
+            match effect {
+                Effect::Pan { dx, dy } => {
+                    self.viewport.pan_by(dx, dy);
+                    self.changes.view = true;
+                }
+                Effect::Zoom { at, factor } => {
+                    self.viewport.zoom_at(at, factor);
+                    self.changes.view = true;
+                }
+                Effect::Select { ids, mode } => self.select(ids, mode),
+                Effect::SelectEdge(from, to) => {
+                    self.selection.clear();
+                    self.selected_edge = Some((from, to));
+                    self.changes.selection = true;
+                }
+                Effect::ClearSelection => self.set_selection(BTreeSet::new()),
+                Effect::GrabNode { anchor, shift } => {
+                    if !self.selection.contains(&anchor) {
+                        self.select(vec![anchor], if shift { SelectMode::Add } else { SelectMode::Replace });
+                    }
+                    // The static drawing leaves the moving nodes out.
+                    self.changes.overlay = true;
+                }
+                Effect::MoveSelection { anchor, by } => {
+                    let offset = self.snapped_offset(&anchor, by);
+                    if offset != Point::default() {
+                        let edit = self.move_edit(offset);
+                        self.history.seal();
+                        let _ = self.apply(&format!("move {}", plural(self.selection.len(), "node")), edit, None, time_ms);
+                    }
+                }
+                Effect::Connect { from, to } => {
+                    let _ = self.connect(&from, &to, time_ms);
+                }
+                Effect::BoxSelect { start, end, additive } => {
+                    let ids = nodes_in_rect(&self.graph, &Rect::spanning(start, end));
+                    self.select(ids, if additive { SelectMode::Add } else { SelectMode::Replace });
+                }
+                Effect::Place { item, at } => {
+                    let _ = self.add_node(&item, at, time_ms);
+                }
+                Effect::Redraw => self.changes.overlay = true,
+            }
+        }
+    }
+
+    fn select(&mut self, ids: Vec<NodeId>, mode: SelectMode) {
+        let mut selection = match mode {
+            SelectMode::Replace => BTreeSet::new(),
+            SelectMode::Toggle | SelectMode::Add => self.selection.clone(),
+        };
+        for id in ids {
+            if mode == SelectMode::Toggle && selection.contains(&id) {
+                selection.remove(&id);
+            } else {
+                selection.insert(id);
+            }
+        }
+        self.set_selection(selection);
+    }
+
+    fn set_selection(&mut self, selection: BTreeSet<NodeId>) {
+        if selection != self.selection || self.selected_edge.is_some() {
+            self.selection = selection;
+            self.selected_edge = None;
+            self.changes.selection = true;
+        }
+    }
+
+    fn drop_missing_from_selection(&mut self) {
+        let before = self.selection.len();
+        let graph = &self.graph;
+        self.selection.retain(|id| graph.node(id).is_some());
+        let edge_gone = self.selected_edge.as_ref().is_some_and(|(a, b)| !graph.edges().iter().any(|e| &e.source == a && &e.destination == b));
+        if edge_gone {
+            self.selected_edge = None;
+        }
+        if before != self.selection.len() || edge_gone {
+            self.changes.selection = true;
+        }
+    }
+
+    /// The edit moving every selected node by `offset`.
+    fn move_edit(&self, offset: Point) -> GraphEdit {
+        GraphEdit::Batch(
+            self.graph
+                .nodes()
+                .iter()
+                .filter(|n| self.selection.contains(&n.id))
+                .map(|n| {
+                    let c = node_center(n);
+                    GraphEdit::Move { id: n.id.clone(), x: c.x + offset.x, y: c.y + offset.y }
+                })
+                .collect(),
+        )
+    }
+
+    /// A move's offset, adjusted so the grabbed node lands on the grid when snapping.
+    fn snapped_offset(&self, anchor: &NodeId, offset: Point) -> Point {
+        if !self.snap {
+            return offset;
+        }
+        let Some(node) = self.graph.node(anchor) else { return offset };
+        let c = node_center(node);
+        let landed = self.snap_point(Point::new(c.x + offset.x, c.y + offset.y));
+        Point::new(landed.x - c.x, landed.y - c.y)
+    }
+
+    fn snap_point(&self, p: Point) -> Point {
+        if self.snap {
+            Point::new((p.x / GRID).round() * GRID, (p.y / GRID).round() * GRID)
+        } else {
+            Point::new(p.x.round(), p.y.round())
+        }
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::editor::geometry::{port_point, node_rect, PortSide, TASK_SIZE};
+    use crate::app::editor::gesture::PointerKind;
+
+    fn id(s: &str) -> NodeId {
+        NodeId(s.into())
+    }
+
+    /// An editor whose screen shows world (0, 0) at its top-left corner at zoom 1.
+    fn editor() -> EditorModel {
+        EditorModel { viewport: Viewport { origin: Point::default(), zoom: 1.0, width: 1200.0, height: 800.0 }, ..EditorModel::default() }
+    }
+
+    fn pointer(x: f64, y: f64) -> PointerInput {
+        PointerInput { id: 1, screen: Point::new(x, y), inside: true, ..PointerInput::default() }
+    }
+
+    /// A real drag: down, a few moves, up.
+    fn drag(model: &mut EditorModel, from: Point, to: Point) {
+        model.pointer_down(&pointer(from.x, from.y));
+        for i in 1..=4 {
+            let t = i as f64 / 4.0;
+            model.pointer_move(&pointer(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t));
+        }
+        model.pointer_up(&pointer(to.x, to.y));
+    }
+
+    fn place(model: &mut EditorModel, family: &str, x: f64, y: f64) {
+        model.begin_placing(PaletteItem::Task(family.into()));
+        model.pointer_move(&pointer(x, y));
+        model.pointer_up(&pointer(x, y));
+    }
+
+    fn out_port(model: &EditorModel, name: &str) -> Point {
+        port_point(&node_rect(model.graph().node(&id(name)).unwrap(), Point::default()), PortSide::Out)
+    }
+
+    fn in_port(model: &EditorModel, name: &str) -> Point {
+        port_point(&node_rect(model.graph().node(&id(name)).unwrap(), Point::default()), PortSide::In)
+    }
+
+    /// Three tasks placed from the palette and connected by dragging port to port.
+    fn three_task_chain() -> EditorModel {
+        let mut model = editor();
+        for (i, x) in [150.0, 450.0, 750.0].into_iter().enumerate() {
+            place(&mut model, "math", x, 200.0);
+            assert_eq!(model.selection(), &BTreeSet::from([id(&format!("task_{}", i + 1))]));
+        }
+        let (a, b) = (out_port(&model, "task_1"), in_port(&model, "task_2"));
+        drag(&mut model, a, b);
+        let (a, b) = (out_port(&model, "task_2"), in_port(&model, "task_3"));
+        drag(&mut model, a, b);
+        model
+    }
+
+    #[test]
+    fn a_chain_is_built_by_placing_and_connecting_and_every_step_undoes() {
+        let mut model = three_task_chain();
+        assert_eq!(model.graph().nodes().len(), 3);
+        assert_eq!(model.graph().edges().len(), 2);
+        assert_eq!(model.graph().target(), Some(&id("task_1")), "the first task became the target");
+        assert_eq!(model.history_lengths(), (5, 0));
+        for _ in 0..5 {
+            model.undo();
+        }
+        assert!(model.graph().nodes().is_empty());
+        for _ in 0..5 {
+            model.redo();
+        }
+        assert_eq!(model.graph().edges().len(), 2);
+    }
+
+    #[test]
+    fn refused_connections_leave_the_graph_and_say_why_at_the_pointer() {
+        let mut model = three_task_chain();
+        let list_input = TaskNode { family: "math".into(), task_id: None, input_kind: Some("list".into()), output_kind: Some("scalar".into()) };
+        // A fourth task taking a list: a scalar output cannot feed it.
+        place(&mut model, "math", 450.0, 500.0);
+        model.update_task(&id("task_4"), list_input, 0.0).unwrap();
+        let before = model.graph().clone();
+        let (a, b) = (out_port(&model, "task_1"), in_port(&model, "task_4"));
+        drag(&mut model, a, b);
+        let notice = model.notice().unwrap();
+        assert_eq!(notice.level, NoticeLevel::Refused);
+        assert_eq!(notice.text, "refused: task_1 outputs a scalar, but task_4 takes a list");
+        assert!(notice.at.is_some(), "shown at the pointer");
+        // Closing the chain into a loop.
+        let (a, b) = (out_port(&model, "task_3"), in_port(&model, "task_1"));
+        drag(&mut model, a, b);
+        assert!(model.notice().unwrap().text.contains("would create a cycle (task_1 -> task_2 -> task_3 -> task_1)"), "{:?}", model.notice());
+        let (a, b) = (out_port(&model, "task_1"), in_port(&model, "task_3"));
+        drag(&mut model, a, b);
+        assert!(model.notice().unwrap().text.starts_with("refused: input already taken"));
+        assert_eq!(model.graph(), &before);
+        // The next successful action clears the notice.
+        model.nudge(8.0, 0.0, 0.0);
+        assert_eq!(model.notice(), None);
+    }
+
+    #[test]
+    fn a_drag_move_is_one_step_however_many_pointer_moves_it_took() {
+        let mut model = three_task_chain();
+        model.select_all();
+        let steps = model.history_lengths().0;
+        let before = model.graph().clone();
+        let grab = Point::new(450.0, 200.0);
+        model.pointer_down(&pointer(grab.x, grab.y));
+        for i in 1..=30 {
+            model.pointer_move(&pointer(grab.x + i as f64 * 3.0, grab.y + i as f64));
+            if i == 15 {
+                let (moving, offset) = model.moving().unwrap();
+                assert_eq!(moving.len(), 3);
+                assert_eq!(offset, Point::new(45.0, 15.0));
+                assert_eq!(model.graph(), &before, "the graph changes only on the drop");
+            }
+        }
+        model.pointer_up(&pointer(grab.x + 90.0, grab.y + 30.0));
+        assert_eq!(model.history_lengths().0, steps + 1);
+        for (old, new) in before.nodes().iter().zip(model.graph().nodes()) {
+            assert_eq!(node_center(new), Point::new(node_center(old).x + 90.0, node_center(old).y + 30.0));
+        }
+        model.undo();
+        assert_eq!(model.graph(), &before);
+    }
+
+    #[test]
+    fn dragging_an_unselected_node_moves_only_it_and_snapping_lands_it_on_the_grid() {
+        let mut model = three_task_chain();
+        model.set_snap(true);
+        model.select_all();
+        // Clicking task_2 alone first selects only it.
+        model.pointer_down(&pointer(450.0, 200.0));
+        model.pointer_up(&pointer(450.0, 200.0));
+        drag(&mut model, Point::new(450.0, 200.0), Point::new(500.0, 213.0));
+        let c = node_center(model.graph().node(&id("task_2")).unwrap());
+        assert_eq!((c.x % GRID, c.y % GRID), (0.0, 0.0), "{c:?}");
+        assert_eq!(node_center(model.graph().node(&id("task_1")).unwrap()), Point::new(150.0, 200.0));
+    }
+
+    #[test]
+    fn clicks_shift_clicks_and_box_selection() {
+        let mut model = three_task_chain();
+        model.pointer_down(&pointer(150.0, 200.0));
+        model.pointer_up(&pointer(150.0, 200.0));
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_1")]));
+        let shift = |x: f64, y: f64| PointerInput { shift: true, ..pointer(x, y) };
+        model.pointer_down(&shift(750.0, 200.0));
+        model.pointer_up(&shift(750.0, 200.0));
+        assert_eq!(model.selection().len(), 2);
+        model.pointer_down(&shift(150.0, 200.0));
+        model.pointer_up(&shift(150.0, 200.0));
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_3")]), "shift-click toggles");
+        model.pointer_down(&pointer(20.0, 600.0));
+        model.pointer_up(&pointer(20.0, 600.0));
+        assert!(model.selection().is_empty(), "a click on the background clears");
+        // Shift-drag a box around the first two.
+        model.pointer_down(&shift(10.0, 100.0));
+        for x in [100.0, 300.0, 520.0] {
+            model.pointer_move(&shift(x, 300.0));
+        }
+        model.pointer_up(&shift(520.0, 300.0));
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_1"), id("task_2")]));
+    }
+
+    #[test]
+    fn clicking_an_edge_selects_it_and_delete_removes_only_it() {
+        let mut model = three_task_chain();
+        let (a, b) = (out_port(&model, "task_1"), in_port(&model, "task_2"));
+        let middle = Point::new((a.x + b.x) / 2.0, (a.y + b.y) / 2.0);
+        model.pointer_down(&pointer(middle.x, middle.y));
+        model.pointer_up(&pointer(middle.x, middle.y));
+        assert_eq!(model.selected_edge(), Some(&(id("task_1"), id("task_2"))));
+        model.key_down(&KeyInput { key: "Delete".into(), ..KeyInput::default() });
+        assert_eq!(model.graph().edges().len(), 1);
+        assert_eq!(model.graph().nodes().len(), 3);
+    }
+
+    #[test]
+    fn deleting_a_selection_is_one_step_and_undo_restores_it_exactly() {
+        let mut model = three_task_chain();
+        let before = model.graph().clone();
+        model.select_all();
+        model.key_down(&KeyInput { key: "Backspace".into(), ..KeyInput::default() });
+        assert!(model.graph().nodes().is_empty());
+        assert!(model.selection().is_empty());
+        model.key_down(&KeyInput { key: "z".into(), command: true, ..KeyInput::default() });
+        assert_eq!(model.graph(), &before);
+        model.key_down(&KeyInput { key: "Z".into(), command: true, shift: true, ..KeyInput::default() });
+        assert!(model.graph().nodes().is_empty());
+        model.key_down(&KeyInput { key: "y".into(), command: true, ..KeyInput::default() });
+        assert_eq!(model.notice().unwrap().text, "nothing to redo");
+    }
+
+    #[test]
+    fn copy_then_paste_is_one_step_with_fresh_ids_at_the_pointer() {
+        let mut model = three_task_chain();
+        model.select_all();
+        let text = model.copy().unwrap();
+        let clip = crate::engine::graph::from_json_str(&text).unwrap();
+        model.pointer_move(&pointer(600.0, 600.0));
+        let steps = model.history_lengths().0;
+        assert_eq!(model.paste(&clip, 0.0), Ok(3));
+        assert_eq!(model.history_lengths().0, steps + 1);
+        assert_eq!(model.graph().nodes().len(), 6);
+        assert_eq!(model.graph().edges().len(), 4, "the edges inside the copy came along");
+        assert_eq!(model.selection().len(), 3, "the pasted nodes are selected");
+        let pasted = bounds(model.graph().nodes().iter().skip(3)).unwrap();
+        assert!(pasted.center().distance(Point::new(600.0, 600.0)) < 1.0);
+        model.undo();
+        assert_eq!(model.graph().nodes().len(), 3);
+        assert!(model.selection().is_empty(), "undone nodes leave the selection");
+    }
+
+    #[test]
+    fn a_paste_wider_than_the_view_brings_the_view_to_it() {
+        let mut model = editor();
+        let clip = crate::app::editor::presets::build("chain", &[("n".to_string(), "40".to_string())].into_iter().collect()).unwrap();
+        let zoom = model.viewport().zoom;
+        assert_eq!(model.paste(&clip, 0.0), Ok(40));
+        let pasted = bounds(model.graph().nodes()).unwrap();
+        assert!(model.viewport().zoom < zoom, "zoomed out to show the paste");
+        assert!(model.viewport().visible().encloses(&pasted), "the whole paste is in view");
+    }
+
+    #[test]
+    fn cut_and_duplicate() {
+        let mut model = three_task_chain();
+        model.pointer_down(&pointer(150.0, 200.0));
+        model.pointer_up(&pointer(150.0, 200.0));
+        model.key_down(&KeyInput { key: "d".into(), command: true, ..KeyInput::default() });
+        assert_eq!(model.graph().nodes().len(), 4);
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_4")]));
+        let text = model.cut(0.0).unwrap();
+        assert!(text.contains("task_4"));
+        assert_eq!(model.graph().nodes().len(), 3);
+    }
+
+    #[test]
+    fn nudges_in_a_row_are_one_step_and_escape_cancels_a_drag() {
+        let mut model = three_task_chain();
+        model.select_all();
+        let steps = model.history_lengths().0;
+        for t in [0.0, 100.0, 200.0] {
+            model.key_down(&KeyInput { key: "ArrowRight".into(), time_ms: t, ..KeyInput::default() });
+        }
+        assert_eq!(model.history_lengths().0, steps + 1);
+        assert_eq!(node_center(model.graph().node(&id("task_1")).unwrap()).x, 150.0 + 24.0);
+        let before = model.graph().clone();
+        model.pointer_down(&pointer(174.0, 200.0));
+        model.pointer_move(&pointer(300.0, 300.0));
+        assert!(model.moving().is_some());
+        model.key_down(&KeyInput { key: "Escape".into(), ..KeyInput::default() });
+        model.pointer_up(&pointer(300.0, 300.0));
+        assert_eq!(model.graph(), &before, "a cancelled move moves nothing");
+    }
+
+    #[test]
+    fn tidy_is_one_undoable_step() {
+        let mut model = three_task_chain();
+        drag(&mut model, Point::new(450.0, 200.0), Point::new(460.0, 700.0));
+        let messy = model.graph().clone();
+        model.tidy(0.0);
+        let tidy: Vec<Point> = model.graph().nodes().iter().map(node_center).collect();
+        assert_eq!(tidy[0].y, tidy[1].y, "a chain tidies into a line");
+        assert!(tidy[0].x < tidy[1].x && tidy[1].x < tidy[2].x);
+        model.undo();
+        assert_eq!(model.graph(), &messy);
+    }
+
+    #[test]
+    fn the_view_pans_zooms_and_fits() {
+        let mut model = three_task_chain();
+        drag(&mut model, Point::new(300.0, 600.0), Point::new(400.0, 650.0));
+        assert_eq!(model.viewport().origin, Point::new(-100.0, -50.0), "dragging the background pans");
+        let anchor = model.viewport().to_world(Point::new(300.0, 300.0));
+        model.wheel(Point::new(300.0, 300.0), -240.0);
+        assert!(model.viewport().zoom > 1.0);
+        assert!(model.viewport().to_world(Point::new(300.0, 300.0)).distance(anchor) < 1e-9, "wheel zooms around the pointer");
+        model.key_down(&KeyInput { key: "f".into(), ..KeyInput::default() });
+        let all = bounds(model.graph().nodes()).unwrap();
+        assert!(model.viewport().visible().encloses(&all));
+        assert!(model.take_changes().view);
+        assert!(!model.take_changes().view, "changes are taken once");
+    }
+
+    #[test]
+    fn a_touch_drag_moves_a_node_and_a_pinch_zooms() {
+        let mut model = three_task_chain();
+        let touch = |id: i32, x: f64, y: f64| PointerInput { id, kind: PointerKind::Touch, screen: Point::new(x, y), inside: true, ..PointerInput::default() };
+        model.pointer_down(&touch(5, 450.0, 200.0));
+        for x in [460.0, 480.0, 500.0] {
+            model.pointer_move(&touch(5, x, 200.0));
+        }
+        model.pointer_up(&touch(5, 500.0, 200.0));
+        assert_eq!(node_center(model.graph().node(&id("task_2")).unwrap()), Point::new(500.0, 200.0));
+        model.pointer_down(&touch(6, 100.0, 600.0));
+        model.pointer_down(&touch(7, 200.0, 600.0));
+        model.pointer_move(&touch(7, 300.0, 600.0));
+        assert!((model.viewport().zoom - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn marking_the_target_and_editing_a_task_in_the_inspector() {
+        let mut model = three_task_chain();
+        model.pointer_down(&pointer(750.0, 200.0));
+        model.pointer_up(&pointer(750.0, 200.0));
+        model.key_down(&KeyInput { key: "t".into(), ..KeyInput::default() });
+        assert_eq!(model.graph().target(), Some(&id("task_3")));
+        let steps = model.history_lengths().0;
+        for pinned in [1, 12, 123] {
+            let task = TaskNode { family: "math".into(), task_id: Some(pinned), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()) };
+            model.update_task(&id("task_3"), task, pinned as f64).unwrap();
+        }
+        assert_eq!(model.history_lengths().0, steps + 1, "typing in one field is one step");
+        model.select_all();
+        model.mark_target(0.0);
+        assert_eq!(model.notice().unwrap().text, "select one task to make it the target");
+    }
+
+    #[test]
+    fn palette_items_dropped_outside_the_canvas_add_nothing() {
+        let mut model = editor();
+        model.begin_placing(PaletteItem::Pack);
+        let outside = PointerInput { inside: false, ..pointer(-50.0, 10.0) };
+        model.pointer_move(&outside);
+        model.pointer_up(&outside);
+        assert!(model.graph().nodes().is_empty());
+        model.begin_placing(PaletteItem::Pick);
+        model.pointer_move(&pointer(100.0, 100.0));
+        model.pointer_up(&pointer(100.0, 100.0));
+        assert_eq!(model.graph().nodes()[0].id, id("pick_1"));
+        assert_eq!(model.graph().target(), None, "an adapter never becomes the target");
+        assert_eq!(node_rect(&model.graph().nodes()[0], Point::default()).center(), Point::new(100.0, 100.0));
+        let _ = TASK_SIZE;
+    }
+
+    #[test]
+    fn clicking_an_issue_focuses_its_node() {
+        let mut model = three_task_chain();
+        model.focus(&id("task_3"));
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_3")]));
+        let centre = model.viewport().to_screen(Point::new(750.0, 200.0));
+        assert!(centre.distance(Point::new(600.0, 400.0)) < 1e-9);
+    }
+
+    #[test]
+    fn replacing_the_graph_is_undoable_and_fits_the_view() {
+        let mut model = three_task_chain();
+        let before = model.graph().clone();
+        let other = crate::app::editor::presets::build("multichain", &Default::default()).unwrap();
+        model.replace(other.clone(), "open preset", 0.0);
+        assert_eq!(model.graph(), &other);
+        assert!(model.viewport().visible().encloses(&bounds(other.nodes()).unwrap()));
+        model.undo();
+        assert_eq!(model.graph(), &before);
+    }
+}

@@ -1,0 +1,25 @@
+//! Local storage as plain text by key: what the designer autosaves. Storage that is missing (private modes)
+//! or full is reported as an error the caller shows; it never panics.
+
+/// Why storage could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    #[error("local storage is not available in this browser")]
+    Unavailable,
+    #[error("local storage refused the write (it may be full): {0}")]
+    Refused(String),
+}
+
+fn storage() -> Result<web_sys::Storage, StorageError> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten()).ok_or(StorageError::Unavailable)
+}
+
+/// The text stored under `key`, if any.
+pub fn read(key: &str) -> Option<String> {
+    storage().ok()?.get_item(key).ok().flatten()
+}
+
+/// Stores `value` under `key`.
+pub fn write(key: &str, value: &str) -> Result<(), StorageError> {
+    storage()?.set_item(key, value).map_err(|e| StorageError::Refused(format!("{e:?}")))
+}
