@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -81,7 +81,7 @@ before(async () => {
   browser = await launch();
   await browser.context.addInitScript(LONG_TASKS);
 });
-after(async () => { await browser?.context.close(); await server?.close(); });
+after(async () => { await browser?.context.close(); await server?.close(); rmSync(scratch, { recursive: true, force: true }); });
 
 test("the paper's math layouts generate in the worker with the progress bar advancing and no long task", async () => {
   const { page, errors } = browser;

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -21,7 +21,7 @@ const TMP = mkdtempSync(join(tmpdir(), 'arbigraph-designer-'));
 let server, browser;
 
 before(async () => { server = await serveDist(); browser = await launch(); });
-after(async () => { await browser?.context.close(); await server?.close(); });
+after(async () => { await browser?.context.close(); await server?.close(); rmSync(TMP, { recursive: true, force: true }); });
 
 /** The centre of the first element matching `selector`. */
 async function center(page, selector) {
@@ -461,6 +461,7 @@ test('a touch drag moves a node and a two-finger pinch zooms', async () => {
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
+    rmSync(profile, { recursive: true, force: true });
   }
 });
 

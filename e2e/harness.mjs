@@ -2,7 +2,7 @@
 // Chromium driven by playwright-core (no browser download), failing on any console error.
 import http from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, extname, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,8 @@ export async function launch() {
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     viewport: { width: 1280, height: 900 },
   });
+  // The profile is ours alone: remove it when the browser closes, so test runs leave nothing behind in /tmp.
+  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
   const page = context.pages()[0] ?? await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
