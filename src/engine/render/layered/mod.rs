@@ -14,12 +14,17 @@
 //!    (a slot no box occupies), crosses each gap between ranks, and enters the target's input port.
 //!
 //! Work is O(sweeps × (vertices + edges) × log) for the ordering and O(sweeps × (vertices + edges)) for
-//! the coordinates, with a fixed number of sweeps.
+//! the coordinates, with a fixed number of sweeps. Steps 1–2 are in `rank.rs`, 4 in `order.rs`, 5 in `place.rs`, 6 in
+//! `route.rs`; this file holds the types, the driver and the proper layered graph they share.
 
-use std::collections::{BTreeMap, VecDeque};
+mod order;
+mod place;
+mod rank;
+mod route;
 
 use super::{node_texts, Direction, LayoutOptions, RenderError, MAX_EDGES, MAX_LAYOUT_VERTICES, MAX_NODES};
 use crate::engine::graph::TaskGraph;
+use rank::{back_edges, rank_nodes, resolve_edges};
 
 /// A point of the drawing (y grows downwards).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,108 +136,7 @@ pub fn layout(graph: &TaskGraph, options: &LayoutOptions) -> Result<Layout, Rend
     Ok(layered.finish(graph, &cross, &edges, &reversed, options.direction))
 }
 
-/// Edges as node indices (the first node with a given id wins, as in `TaskGraph::node`).
-fn resolve_edges(graph: &TaskGraph) -> Result<Vec<(usize, usize)>, RenderError> {
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, node) in graph.nodes().iter().enumerate() {
-        index.entry(node.id.0.as_str()).or_insert(i);
-    }
-    graph
-        .edges()
-        .iter()
-        .map(|e| match (index.get(e.source.0.as_str()), index.get(e.destination.0.as_str())) {
-            (Some(&s), Some(&t)) => Ok((s, t)),
-            _ => Err(RenderError::UnknownNode(e.source.0.clone(), e.destination.0.clone())),
-        })
-        .collect()
-}
 
-/// Marks the edges that close a cycle: back edges of a depth-first search from each node in order.
-fn back_edges(n: usize, edges: &[(usize, usize)]) -> Vec<bool> {
-    let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-    for (i, &(s, t)) in edges.iter().enumerate() {
-        if s != t {
-            out[s].push((t, i));
-        }
-    }
-    const NEW: u8 = 0;
-    const OPEN: u8 = 1;
-    const DONE: u8 = 2;
-    let mut state = vec![NEW; n];
-    let mut reversed = vec![false; edges.len()];
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    for root in 0..n {
-        if state[root] != NEW {
-            continue;
-        }
-        state[root] = OPEN;
-        stack.push((root, 0));
-        while let Some(top) = stack.last_mut() {
-            let (v, next) = *top;
-            if next == out[v].len() {
-                state[v] = DONE;
-                stack.pop();
-                continue;
-            }
-            top.1 += 1;
-            let (w, i) = out[v][next];
-            match state[w] {
-                NEW => {
-                    state[w] = OPEN;
-                    stack.push((w, 0));
-                }
-                OPEN => reversed[i] = true,
-                _ => {}
-            }
-        }
-    }
-    reversed
-}
-
-/// Ranks of an acyclic graph: longest path from the sources, then two rounds of moving nodes that have more
-/// edges on one side towards that side, which shortens edges (a cheap stand-in for network simplex).
-fn rank_nodes(n: usize, dag: &[(usize, usize)], self_loop: &[bool]) -> Vec<i64> {
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (&(s, t), &is_loop) in dag.iter().zip(self_loop) {
-        if !is_loop {
-            succ[s].push(t);
-            pred[t].push(s);
-        }
-    }
-    let mut indegree: Vec<usize> = pred.iter().map(Vec::len).collect();
-    let mut queue: VecDeque<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
-    let mut topo = Vec::with_capacity(n);
-    while let Some(v) = queue.pop_front() {
-        topo.push(v);
-        for &w in &succ[v] {
-            indegree[w] -= 1;
-            if indegree[w] == 0 {
-                queue.push_back(w);
-            }
-        }
-    }
-    let mut rank = vec![0i64; n];
-    for &v in &topo {
-        for &w in &succ[v] {
-            rank[w] = rank[w].max(rank[v] + 1);
-        }
-    }
-    for _ in 0..2 {
-        for &v in topo.iter().rev() {
-            if !succ[v].is_empty() && succ[v].len() > pred[v].len() {
-                rank[v] = succ[v].iter().map(|&w| rank[w]).min().unwrap_or(rank[v] + 1) - 1;
-            }
-        }
-        for &v in &topo {
-            if !pred[v].is_empty() && pred[v].len() > succ[v].len() {
-                rank[v] = pred[v].iter().map(|&u| rank[u]).max().unwrap_or(rank[v] - 1) + 1;
-            }
-        }
-    }
-    let low = rank.iter().copied().min().unwrap_or(0);
-    rank.iter().map(|r| r - low).collect()
-}
 
 /// The proper layered graph: real nodes `0..n`, then bend vertices; every edge joins adjacent ranks.
 struct Layered {
@@ -321,341 +225,14 @@ impl Layered {
         }
         pos
     }
-
-    /// Crossing reduction: alternating median sweeps; the order with the fewest crossings wins.
-    fn order(&mut self) {
-        let mut pos = self.positions();
-        let mut best = self.layers.clone();
-        let mut best_crossings = self.crossings(&pos);
-        let mut stale = 0;
-        for sweep in 0..ORDER_SWEEPS {
-            if best_crossings == 0 || stale == ORDER_PATIENCE {
-                break;
-            }
-            let downward = sweep % 2 == 0;
-            let ranks: Vec<usize> = if downward { (1..self.layers.len()).collect() } else { (0..self.layers.len().saturating_sub(1)).rev().collect() };
-            for r in ranks {
-                let mut layer = std::mem::take(&mut self.layers[r]);
-                let neighbours = if downward { &self.up } else { &self.down };
-                sort_by_median(&mut layer, neighbours, &pos);
-                for (i, &v) in layer.iter().enumerate() {
-                    pos[v] = i;
-                }
-                self.layers[r] = layer;
-            }
-            let crossings = self.crossings(&pos);
-            if crossings < best_crossings {
-                best_crossings = crossings;
-                best = self.layers.clone();
-                stale = 0;
-            } else {
-                stale += 1;
-            }
-        }
-        self.layers = best;
-    }
-
-    /// Edge crossings between all pairs of adjacent ranks.
-    fn crossings(&self, pos: &[usize]) -> u64 {
-        let mut total = 0;
-        let mut targets = Vec::new();
-        for r in 0..self.layers.len().saturating_sub(1) {
-            targets.clear();
-            for &v in &self.layers[r] {
-                let start = targets.len();
-                targets.extend(self.down[v].iter().map(|&w| pos[w]));
-                targets[start..].sort_unstable();
-            }
-            total += inversions(&targets, self.layers[r + 1].len());
-        }
-        total
-    }
-
-    /// Minimum centre distance between two neighbours of a rank.
-    fn separation(&self, a: usize, b: usize) -> f64 {
-        let gap = match (a < self.n, b < self.n) {
-            (true, true) => self.node_gap,
-            (false, false) => EDGE_GAP,
-            _ => (self.node_gap + EDGE_GAP) / 2.0,
-        };
-        (self.extent[a].1 + self.extent[b].1) / 2.0 + gap
-    }
-
-    /// Weight of the segment between `a` and `b`: straight long edges matter more than short ones.
-    fn weight(&self, a: usize, b: usize) -> f64 {
-        match (a < self.n, b < self.n) {
-            (true, true) => 1.0,
-            (false, false) => 8.0,
-            _ => 2.0,
-        }
-    }
-
-    /// Cross-axis centre of every vertex.
-    fn place(&self) -> Vec<f64> {
-        // Start from each rank packed and centred on the centre line.
-        let mut x = vec![0.0; self.layer.len()];
-        for layer in &self.layers {
-            let mut at = 0.0;
-            for (i, &v) in layer.iter().enumerate() {
-                if i > 0 {
-                    at += self.separation(layer[i - 1], v);
-                }
-                x[v] = at;
-            }
-            for &v in layer {
-                x[v] -= at / 2.0;
-            }
-        }
-        let depth = self.layers.len();
-        let mut desired = Vec::new();
-        let mut weights = Vec::new();
-        let mut sweep = |x: &mut Vec<f64>, r: usize, use_up: bool, use_down: bool| {
-            let layer = &self.layers[r];
-            desired.clear();
-            weights.clear();
-            for &v in layer {
-                let (mut sum, mut total) = (0.0, 0.0);
-                let sides = [(use_up, &self.up[v]), (use_down, &self.down[v])];
-                for (on, neighbours) in sides {
-                    if on {
-                        for &u in neighbours {
-                            let w = self.weight(u, v);
-                            sum += w * x[u];
-                            total += w;
-                        }
-                    }
-                }
-                if total == 0.0 {
-                    // No neighbour on that side: stay put, yielding easily.
-                    sum = STAY * x[v];
-                    total = STAY;
-                }
-                // A faint pull towards the centre line keeps long drawings from drifting sideways.
-                total += CENTRE_PULL;
-                desired.push(sum / total);
-                weights.push(total);
-            }
-            let seps: Vec<f64> = layer.windows(2).map(|p| self.separation(p[0], p[1])).collect();
-            let placed = isotonic_place(&desired, &weights, &seps);
-            for (&v, p) in layer.iter().zip(placed) {
-                x[v] = p;
-            }
-        };
-        for _ in 0..PLACE_SWEEPS {
-            for r in 1..depth {
-                sweep(&mut x, r, true, false);
-            }
-            for r in (0..depth.saturating_sub(1)).rev() {
-                sweep(&mut x, r, false, true);
-            }
-        }
-        for _ in 0..BALANCE_SWEEPS {
-            for r in 0..depth {
-                sweep(&mut x, r, true, true);
-            }
-            for r in (0..depth).rev() {
-                sweep(&mut x, r, true, true);
-            }
-        }
-        x
-    }
-
-    /// Boxes and routes in drawing coordinates.
-    fn finish(&self, graph: &TaskGraph, cross: &[f64], edges: &[(usize, usize)], reversed: &[bool], direction: Direction) -> Layout {
-        // Main-axis columns: each rank is as thick as its thickest box.
-        let depth = self.layers.len();
-        let mut thickness = vec![0.0f64; depth];
-        for v in 0..self.n {
-            thickness[self.layer[v]] = thickness[self.layer[v]].max(self.extent[v].0);
-        }
-        let mut start = vec![MARGIN; depth];
-        for r in 1..depth {
-            start[r] = start[r - 1] + thickness[r - 1] + self.rank_gap;
-        }
-        let low = (0..self.layer.len()).map(|v| cross[v] - self.extent[v].1 / 2.0).fold(f64::INFINITY, f64::min);
-        let shift = MARGIN - low;
-        let c = |v: usize| cross[v] + shift;
-        let point = |main: f64, across: f64| match direction {
-            Direction::LeftToRight => Point { x: main, y: across },
-            Direction::TopToBottom => Point { x: across, y: main },
-        };
-        let nodes: Vec<NodeBox> = (0..self.n)
-            .map(|v| {
-                let r = self.layer[v];
-                let (main, across) = self.extent[v];
-                let corner = point(start[r] + (thickness[r] - main) / 2.0, c(v) - across / 2.0);
-                let (width, height) = match direction {
-                    Direction::LeftToRight => (main, across),
-                    Direction::TopToBottom => (across, main),
-                };
-                NodeBox { id: graph.nodes()[v].id.0.clone(), x: corner.x, y: corner.y, width, height, rank: r }
-            })
-            .collect();
-        let box_main = |v: usize| {
-            let r = self.layer[v];
-            (start[r] + (thickness[r] - self.extent[v].0) / 2.0, start[r] + (thickness[r] + self.extent[v].0) / 2.0)
-        };
-        let mut routes = Vec::with_capacity(edges.len());
-        for (i, &(s, t)) in edges.iter().enumerate() {
-            let mut points = Vec::new();
-            if s == t {
-                let (lo, hi) = box_main(s);
-                let half = self.extent[s].1 / 2.0;
-                let out = 10.0;
-                let above = c(s) - half - self.node_gap.min(EDGE_GAP * 2.0) / 2.0;
-                points.extend([(hi, c(s)), (hi + out, c(s)), (hi + out, above), (lo - out, above), (lo - out, c(s)), (lo, c(s))]);
-            } else {
-                let chain = &self.chains[i];
-                for (k, &v) in chain.iter().enumerate() {
-                    let r = self.layer[v];
-                    let (lo, hi) = if v < self.n { box_main(v) } else { (start[r] + thickness[r] / 2.0, start[r] + thickness[r] / 2.0) };
-                    if k > 0 {
-                        points.push((start[r], c(v)));
-                        points.push((lo, c(v)));
-                    }
-                    if k + 1 < chain.len() {
-                        points.push((hi, c(v)));
-                        points.push((start[r] + thickness[r], c(v)));
-                    }
-                }
-                points.dedup_by(|a, b| (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9);
-                // Drop middle points of straight runs.
-                let mut kept: Vec<(f64, f64)> = Vec::with_capacity(points.len());
-                for p in points {
-                    if kept.len() >= 2 {
-                        let a = kept[kept.len() - 2];
-                        let b = kept[kept.len() - 1];
-                        if (a.1 - b.1).abs() < 1e-9 && (b.1 - p.1).abs() < 1e-9 {
-                            kept.pop();
-                        }
-                    }
-                    kept.push(p);
-                }
-                points = kept;
-                if reversed[i] {
-                    points.reverse();
-                }
-            }
-            routes.push(EdgePath {
-                from: graph.nodes()[s].id.0.clone(),
-                to: graph.nodes()[t].id.0.clone(),
-                points: points.into_iter().map(|(m, a)| point(m, a)).collect(),
-                reversed: reversed[i],
-                self_loop: s == t,
-            });
-        }
-        let main_size = start[depth - 1] + thickness[depth - 1] + MARGIN;
-        let cross_size = (0..self.layer.len()).map(|v| c(v) + self.extent[v].1 / 2.0).fold(0.0, f64::max) + MARGIN;
-        let (width, height) = match direction {
-            Direction::LeftToRight => (main_size, cross_size),
-            Direction::TopToBottom => (cross_size, main_size),
-        };
-        Layout { direction, nodes, edges: routes, width: width.ceil(), height: height.ceil() }
-    }
-}
-
-/// Reorders `layer` by the median position of each vertex's `neighbours`; vertices without neighbours keep
-/// their slot. Ties keep the current order.
-fn sort_by_median(layer: &mut [usize], neighbours: &[Vec<usize>], pos: &[usize]) {
-    let mut keyed: Vec<(f64, usize, usize)> = Vec::new();
-    let mut fixed = vec![false; layer.len()];
-    let mut ps = Vec::new();
-    for (i, &v) in layer.iter().enumerate() {
-        ps.clear();
-        ps.extend(neighbours[v].iter().map(|&u| pos[u] as f64));
-        if ps.is_empty() {
-            fixed[i] = true;
-            continue;
-        }
-        ps.sort_by(f64::total_cmp);
-        let m = ps.len() / 2;
-        let median = if ps.len() % 2 == 1 {
-            ps[m]
-        } else if ps.len() == 2 {
-            (ps[0] + ps[1]) / 2.0
-        } else {
-            let left = ps[m - 1] - ps[0];
-            let right = ps[ps.len() - 1] - ps[m];
-            if left + right == 0.0 {
-                (ps[m - 1] + ps[m]) / 2.0
-            } else {
-                (ps[m - 1] * right + ps[m] * left) / (left + right)
-            }
-        };
-        keyed.push((median, i, v));
-    }
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut next = keyed.into_iter();
-    for (i, slot) in layer.iter_mut().enumerate() {
-        if !fixed[i] {
-            if let Some((_, _, v)) = next.next() {
-                *slot = v;
-            }
-        }
-    }
-}
-
-/// Inversions of `seq` (values below `bound`): the crossings of edges listed by source order.
-fn inversions(seq: &[usize], bound: usize) -> u64 {
-    let mut tree = vec![0u64; bound + 1];
-    let mut count = 0;
-    for (seen, &value) in seq.iter().enumerate() {
-        // Entries so far that are <= value.
-        let mut i = value + 1;
-        let mut at_most = 0;
-        while i > 0 {
-            at_most += tree[i];
-            i &= i - 1;
-        }
-        count += seen as u64 - at_most;
-        let mut i = value + 1;
-        while i <= bound {
-            tree[i] += 1;
-            i += i & i.wrapping_neg();
-        }
-    }
-    count
-}
-
-/// Positions minimising Σ wᵢ (xᵢ − dᵢ)² with xᵢ₊₁ − xᵢ ≥ sepᵢ: pool-adjacent-violators on the positions with
-/// the separations taken out.
-fn isotonic_place(desired: &[f64], weights: &[f64], seps: &[f64]) -> Vec<f64> {
-    let mut offset = Vec::with_capacity(desired.len());
-    let mut at = 0.0;
-    for i in 0..desired.len() {
-        if i > 0 {
-            at += seps[i - 1];
-        }
-        offset.push(at);
-    }
-    // Blocks of (weight, weighted sum, count).
-    let mut blocks: Vec<(f64, f64, usize)> = Vec::new();
-    for i in 0..desired.len() {
-        blocks.push((weights[i], weights[i] * (desired[i] - offset[i]), 1));
-        while blocks.len() >= 2 {
-            let (w2, s2, c2) = blocks[blocks.len() - 1];
-            let (w1, s1, c1) = blocks[blocks.len() - 2];
-            if s1 / w1 <= s2 / w2 {
-                break;
-            }
-            blocks.pop();
-            let last = blocks.len() - 1;
-            blocks[last] = (w1 + w2, s1 + s2, c1 + c2);
-        }
-    }
-    let mut out = Vec::with_capacity(desired.len());
-    for (w, s, count) in blocks {
-        let value = s / w;
-        for _ in 0..count {
-            out.push(value + offset[out.len()]);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
+    use super::order::inversions;
+    use super::place::isotonic_place;
     use super::*;
+    use std::collections::BTreeMap;
     use crate::engine::graph::{from_json_str, Edge, Node, NodeId, NodeKind, TaskNode};
 
     /// A seeded random DAG of scalar tasks: node i takes one or two inputs among the few nodes before it.
@@ -685,7 +262,7 @@ mod tests {
     }
 
     fn dag200() -> TaskGraph {
-        from_json_str(include_str!("../../../tests/fixtures/reference/dag200_mixed.json")).expect("dag200_mixed.json parses")
+        from_json_str(include_str!("../../../../tests/fixtures/reference/dag200_mixed.json")).expect("dag200_mixed.json parses")
     }
 
     fn tb() -> LayoutOptions {
