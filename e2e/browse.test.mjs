@@ -8,21 +8,23 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { serveDist, launch, ROOT, DIST, SHOTS } from './harness.mjs';
+import { serveDist, launch, removeQuietly, ROOT, DIST, SHOTS } from './harness.mjs';
 
 let server, browser;
 const scratch = mkdtempSync(join(tmpdir(), 'arbigraph-browse-'));
 
-/** The native CLI: an existing build, or a fresh debug build. */
+/** The native CLI: the most recently built of the release and debug builds (an older one may predate the
+ * sources), or a fresh debug build. */
 function cli() {
-  for (const profile of ['release', 'debug']) {
-    const path = join(ROOT, 'target', profile, 'arbigraph');
-    if (existsSync(path)) return path;
-  }
+  const built = ['release', 'debug']
+    .map((profile) => join(ROOT, 'target', profile, 'arbigraph'))
+    .filter((path) => existsSync(path))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (built.length > 0) return built[0];
   execFileSync('cargo', ['build', '--locked', '--bin', 'arbigraph'], { cwd: ROOT, stdio: 'inherit' });
   return join(ROOT, 'target', 'debug', 'arbigraph');
 }
@@ -81,7 +83,7 @@ before(async () => {
   browser = await launch();
   await browser.context.addInitScript(LONG_TASKS);
 });
-after(async () => { await browser?.context.close(); await server?.close(); rmSync(scratch, { recursive: true, force: true }); });
+after(async () => { await browser?.context.close(); await server?.close(); removeQuietly(scratch); });
 
 test("the paper's math layouts generate in the worker with the progress bar advancing and no long task", async () => {
   const { page, errors } = browser;

@@ -6,11 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { serveDist, launch, ROOT, SHOTS } from './harness.mjs';
+import { serveDist, launch, removeQuietly, ROOT, SHOTS } from './harness.mjs';
 
 const CANVAS = 'svg[data-testid="canvas"]';
 const node = (id) => `${CANVAS} [data-node-id="${id}"]`;
@@ -21,7 +21,7 @@ const TMP = mkdtempSync(join(tmpdir(), 'arbigraph-designer-'));
 let server, browser;
 
 before(async () => { server = await serveDist(); browser = await launch(); });
-after(async () => { await browser?.context.close(); await server?.close(); rmSync(TMP, { recursive: true, force: true }); });
+after(async () => { await browser?.context.close(); await server?.close(); removeQuietly(TMP); });
 
 /** The centre of the first element matching `selector`. */
 async function center(page, selector) {
@@ -461,7 +461,7 @@ test('a touch drag moves a node and a two-finger pinch zooms', async () => {
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    removeQuietly(profile);
   }
 });
 

@@ -39,6 +39,15 @@ export async function serveDist() {
   return { url: `http://127.0.0.1:${port}${BASE}`, close: () => new Promise((ok) => server.close(ok)) };
 }
 
+/** Removes a scratch folder; Chromium may still be writing its profile as it closes, so retry and never throw. */
+export function removeQuietly(path) {
+  try {
+    rmSync(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  } catch {
+    // A leftover folder in the temporary directory is not worth failing a test for.
+  }
+}
+
 /** Launches headless Chromium with a fresh profile; resolves to { context, page, errors }. */
 export async function launch() {
   const profile = mkdtempSync(join(tmpdir(), 'arbigraph-chromium-'));
@@ -50,7 +59,7 @@ export async function launch() {
     viewport: { width: 1280, height: 900 },
   });
   // The profile is ours alone: remove it when the browser closes, so test runs leave nothing behind in /tmp.
-  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
+  context.on('close', () => removeQuietly(profile));
   const page = context.pages()[0] ?? await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));

@@ -5,14 +5,14 @@
 //   trunk build --release && cargo build --release --bin arbigraph && node e2e/measure.mjs
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { serveDist, launch, ROOT, DIST } from './harness.mjs';
+import { serveDist, launch, removeQuietly, ROOT, DIST } from './harness.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'arbigraph-measure-'));
-process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+process.on('exit', () => removeQuietly(scratch));
 const release = join(ROOT, 'target', 'release', 'arbigraph');
 const binary = existsSync(release) ? release : join(ROOT, 'target', 'debug', 'arbigraph');
 const run = (...args) => execFileSync(binary, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
