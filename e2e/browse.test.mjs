@@ -365,3 +365,40 @@ test('a site built by arbigraph site is browsed from a sub-path, with deep links
     await site.close();
   }
 });
+
+test('an image task shows its picture, and the overlay draws the correct path on the numbered nodes', async () => {
+  const { page, errors } = browser;
+  assert.match(await generate(page, 'topology=baseline&family=image&spt=2&seed=5'), /2 samples generated/);
+  await page.click('#gen-browse');
+  await page.waitForSelector('[data-testid="instance-row"]');
+  await page.locator('[data-testid="instance-row"]').first().click();
+  const picture = page.locator('[data-testid="instance-picture"]').first();
+  await picture.waitFor();
+  const img = picture.locator('img');
+  assert.deepEqual(await img.evaluate(async (el) => { await el.decode(); return [el.naturalWidth, el.naturalHeight]; }), [2000, 1400], 'a PNG of the default size');
+  const overlay = picture.locator('[data-testid="picture-overlay"]');
+  assert.equal(await overlay.isVisible(), false, 'the overlay starts hidden');
+  const points = (await overlay.locator('polyline').getAttribute('points')).trim().split(/\s+/).map((p) => p.split(',').map(Number));
+  const answer = await page.textContent('#instance-answer');
+  const numbers = answer.slice(answer.indexOf('[') + 1, answer.lastIndexOf(']')).split(',');
+  assert.equal(points.length, numbers.length, 'one overlay point per number of the answer');
+  // Every overlay point sits on a drawn node: the node's ring (radius 17, 4 px line) is dark around it.
+  const onNodes = await img.evaluate((el, pts) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = el.naturalWidth; canvas.height = el.naturalHeight;
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(el, 0, 0);
+    const dark = (x, y) => ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data[0] < 128;
+    return pts.map(([x, y]) => [0, 1, 2, 3, 4, 5, 6, 7].filter((k) => {
+      const a = (k * Math.PI) / 4;
+      return [15, 16, 17, 18, 19].some((r) => dark(x + r * Math.cos(a), y + r * Math.sin(a)));
+    }).length);
+  }, points);
+  assert.ok(onNodes.every((dirs) => dirs >= 6), `each point is ringed by a node outline (directions hit: ${onNodes.join(', ')})`);
+  await picture.scrollIntoViewIfNeeded();
+  await shoot(page, 'browse-picture');
+  await page.check('[data-testid="picture-overlay-toggle"]');
+  assert.equal(await overlay.isVisible(), true, 'the toggle shows the overlay');
+  await shoot(page, 'browse-picture-overlay');
+  assert.deepEqual(errors, []);
+});

@@ -1,6 +1,6 @@
 //! One sample as the browser shows it, read from its record (reference layout, ours, or a JSONL line): the
 //! list's `Row`, and the instance view's `Detail` (prompt with roles, every stage's ground truth, the final
-//! answer, seed and index, and the drawing of its graph).
+//! answer, seed and index, the drawing of its graph, and the pictures of its image tasks with the correct path).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
@@ -40,6 +40,87 @@ pub struct Detail {
     /// The run's seed, when the file says.
     pub seed: Option<u64>,
     pub drawing: Drawing,
+    /// The pictures of the sample's image tasks, in attachment order.
+    pub pictures: Vec<PictureView>,
+}
+
+/// One picture of an image task, with what the overlay draws over it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PictureView {
+    /// `Image K` of the prompt.
+    pub image_index: u64,
+    /// The task the picture belongs to.
+    pub task_number: u64,
+    /// Where the picture is: an inline `data:` URL the page can show, or the file the dataset names beside it
+    /// (which a page that opened only the dataset cannot read).
+    pub source: PictureSource,
+    /// The picture's size in pixels: the overlay's coordinate system.
+    pub width: f64,
+    pub height: f64,
+    /// The correct path's node centres, left to right (empty when the metadata does not say).
+    pub path: Vec<(f64, f64)>,
+    /// The task's ground truth as Python prints it.
+    pub truth: String,
+}
+
+/// Where a picture's pixels are.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PictureSource {
+    /// A `data:image/png;base64,…` URL.
+    Inline(String),
+    /// A file beside the dataset.
+    File(String),
+    /// Neither (for example a JSONL line whose pictures travel in its prompt parts).
+    Missing,
+}
+
+impl PictureView {
+    /// The correct path as an SVG `points` attribute, in picture pixels.
+    pub fn overlay_points(&self) -> String {
+        self.path.iter().map(|(x, y)| format!("{x},{y}")).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// The pictures of `record`: a dataset record's `images`, or a JSONL line's `metadata.images` (whose inline
+/// pictures are the `image_url` parts of its prompt, in order).
+pub fn pictures_of(record: &Json) -> Vec<PictureView> {
+    let entries = record.get("images").or_else(|| metadata(record).and_then(|m| m.get("images"))).and_then(Json::as_array);
+    let Some(entries) = entries else { return Vec::new() };
+    let prompt_urls: Vec<&str> = record
+        .get("prompt_parts")
+        .or_else(|| record.get("prompt"))
+        .and_then(Json::as_array)
+        .map(|parts| parts.iter().filter_map(|p| p.get("image_url").and_then(|u| u.get("url")).and_then(Json::as_str)).collect())
+        .unwrap_or_default();
+    entries
+        .iter()
+        .enumerate()
+        .map(|(k, entry)| {
+            let meta = entry.get("metadata");
+            let number = |key: &str| meta.and_then(|m| m.get(key)).and_then(Json::as_f64).unwrap_or(0.0);
+            let inline = entry.get("data_url").and_then(Json::as_str).or_else(|| prompt_urls.get(k).copied()).filter(|u| u.starts_with("data:image/"));
+            let source = match (inline, entry.get("file").and_then(Json::as_str)) {
+                (Some(url), _) => PictureSource::Inline(url.to_string()),
+                (None, Some(file)) => PictureSource::File(file.to_string()),
+                (None, None) => PictureSource::Missing,
+            };
+            let path = meta
+                .and_then(|m| m.get("selected_path"))
+                .and_then(|p| p.get("polyline"))
+                .and_then(Json::as_array)
+                .map(|points| points.iter().filter_map(|pt| Some((pt.get(0)?.as_f64()?, pt.get(1)?.as_f64()?))).collect())
+                .unwrap_or_default();
+            PictureView {
+                image_index: entry.get("image_index").and_then(Json::as_u64).unwrap_or(k as u64 + 1),
+                task_number: entry.get("task_number").and_then(Json::as_u64).unwrap_or(0),
+                source,
+                width: number("width"),
+                height: number("height"),
+                path,
+                truth: entry.get("ground_truth").map(repr).unwrap_or_default(),
+            }
+        })
+        .collect()
 }
 
 /// Python's printing of a stored value (its JSON text when it is not a dataset value).
@@ -215,5 +296,38 @@ mod tests {
         assert_eq!(seed_of(&line, Some(&json!({"seed": 4}))), Some(9));
         assert_eq!(seed_of(&chain_record(), Some(&json!({"seed": 4}))), Some(4));
         assert_eq!(seed_of(&chain_record(), None), None);
+    }
+
+    fn picture_entry() -> Json {
+        json!({"image_index": 1, "task_number": 2, "mime_type": "image/png", "data_url": "data:image/png;base64,AAAA", "ground_truth": [7, 3, 12],
+            "metadata": {"kind": "path_traversal", "width": 2000, "height": 1400,
+                "selected_path": {"numbers": [7, 3, 12], "polyline": [[90.0, 300.5], [500.25, 410.0], [1910.0, 380.0]]}}})
+    }
+
+    #[test]
+    fn a_dataset_record_gives_its_pictures_with_the_correct_path() {
+        let record = json!({"prompt": "p", "ground_truth": [7, 3, 12], "images": [picture_entry()]});
+        let pictures = pictures_of(&record);
+        assert_eq!(pictures.len(), 1);
+        let p = &pictures[0];
+        assert_eq!((p.image_index, p.task_number, p.width, p.height), (1, 2, 2000.0, 1400.0));
+        assert_eq!(p.source, PictureSource::Inline("data:image/png;base64,AAAA".into()));
+        assert_eq!(p.truth, "[7, 3, 12]");
+        assert_eq!(p.overlay_points(), "90,300.5 500.25,410 1910,380");
+    }
+
+    #[test]
+    fn jsonl_pictures_come_from_the_prompt_parts_and_files_are_named() {
+        let mut meta_entry = picture_entry();
+        meta_entry.as_object_mut().map(|m| m.remove("data_url"));
+        let line = json!({"prompt": [{"type": "text", "text": "p"}, {"type": "text", "text": "Image 1 (Task 2):"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}}],
+            "metadata": {"images": [meta_entry.clone()]}});
+        assert_eq!(pictures_of(&line)[0].source, PictureSource::Inline("data:image/png;base64,BBBB".into()));
+        let mut file_entry = meta_entry;
+        file_entry["file"] = json!("pictures/chain-image.traversal-0-task2.png");
+        let record = json!({"prompt": "p", "images": [file_entry]});
+        assert_eq!(pictures_of(&record)[0].source, PictureSource::File("pictures/chain-image.traversal-0-task2.png".into()));
+        assert!(pictures_of(&json!({"prompt": "p"})).is_empty(), "a sample without pictures has none");
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 
 use crate::app::catalog::{select, Query, Row};
 use crate::app::drawing::draw;
-use crate::app::instance::{answer_of, seed_of, stage_truths, Detail};
+use crate::app::instance::{answer_of, pictures_of, seed_of, stage_truths, Detail};
 use crate::app::roles::recognise;
 
 /// One stored sample.
@@ -24,10 +24,19 @@ pub struct Stored {
 }
 
 impl Stored {
-    /// Stores `record` (which must hold its prompt) as row `row`.
+    /// Stores `record` (which must hold its prompt) as row `row`. A JSONL line with pictures has content parts
+    /// as its prompt: the first text part is the prompt, and the parts stay in the record as `prompt_parts`
+    /// (the pictures are there).
     pub fn new(row: Row, mut record: Json, roles: Option<Vec<(String, u32)>>) -> Stored {
         let prompt = match record.as_object_mut().and_then(|o| o.remove("prompt")) {
             Some(Json::String(p)) => p,
+            Some(Json::Array(parts)) => {
+                let text = parts.iter().find_map(|p| p.get("text").and_then(Json::as_str)).unwrap_or("").to_string();
+                if let Some(obj) = record.as_object_mut() {
+                    obj.insert("prompt_parts".into(), Json::Array(parts));
+                }
+                text
+            }
             _ => String::new(),
         };
         Stored { row, prompt, record: record.to_string(), roles }
@@ -139,6 +148,7 @@ impl Store {
             answer,
             seed: seed_of(&record, dataset.summary.as_ref()),
             drawing: draw(&record),
+            pictures: pictures_of(&record),
         })
     }
 }
@@ -153,6 +163,15 @@ mod tests {
     fn stored(index: usize, task: &str, prompt: &str) -> Stored {
         let record = json!({"task_name": task, "prompt": prompt, "ground_truth": index});
         Stored::new(row_of(index, &record, "math", None), record, None)
+    }
+
+    #[test]
+    fn a_jsonl_line_with_pictures_keeps_its_text_as_the_prompt_and_its_parts() {
+        let line = json!({"prompt": [{"type": "text", "text": "Task 1: follow the path"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}],
+            "metadata": {"images": [{"image_index": 1, "task_number": 1}]}});
+        let s = Stored::new(row_of(0, &line, "", None), line, None);
+        assert_eq!(s.prompt, "Task 1: follow the path");
+        assert_eq!(crate::app::instance::pictures_of(&s.record())[0].source, crate::app::instance::PictureSource::Inline("data:image/png;base64,AA".into()));
     }
 
     #[test]

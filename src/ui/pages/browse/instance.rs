@@ -1,6 +1,7 @@
 //! The instance view: the sample's prompt coloured by role (`[data-testid="prompt"]`, whose text is the exact
 //! prompt) with a copy button, its graph with every node's task and ground truth, the per-stage ground truths,
-//! the final answer, seed and index, and the sample's link (`a[data-testid="instance-link"]`).
+//! the final answer, seed and index, the sample's link (`a[data-testid="instance-link"]`), and the pictures of its
+//! image tasks.
 
 use leptos::prelude::*;
 
@@ -12,6 +13,7 @@ use crate::ui::state::{AppState, BrowseState, Source};
 use crate::web::files::copy_text;
 
 use super::graph::OverviewGraph;
+use super::pictures::Pictures;
 
 /// The link that reproduces a sample: regenerating for generated ones, by position for files and sites.
 fn link_of(browse: BrowseState, detail: &Detail) -> Option<String> {
@@ -119,6 +121,7 @@ pub fn InstanceView() -> impl IntoView {
                 <RoleLegend />
                 {(!detail.roles_exact).then(|| view! { <p class="muted instance-note">"This file stores no roles: the colours are recognised from the text."</p> })}
                 <Prompt text=detail.prompt.clone() roles=detail.roles.clone() />
+                {(!detail.pictures.is_empty()).then(|| view! { <Pictures pictures=detail.pictures.clone() /> })}
                 <h3>"Graph"</h3>
                 {drawing}
                 <h3>"Ground truths"</h3>

@@ -8,6 +8,7 @@ mod filters;
 mod graph;
 mod instance;
 mod list;
+mod pictures;
 mod progress;
 
 pub use files::{DropZone, OpenFileButton};
