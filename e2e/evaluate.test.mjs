@@ -183,10 +183,13 @@ test('the endpoint check passes against a good server and names the CORS failure
   await llm.control({ delay_ms: 0, faults: 'off' });
   await setUp(page, 1);
   await page.click('[data-testid="check-endpoint"]');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="check-result"]').length === 3, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="check-result"]').length === 4, null, { timeout: 30000 });
   const good = await page.locator('[data-testid="check-result"]').evaluateAll((lines) => lines.map((l) => [l.dataset.ok, l.textContent]));
-  assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true'], JSON.stringify(good));
+  assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true', 'false'], JSON.stringify(good));
   assert.match(good[2][1], /called the calculator/);
+  // The test server cannot read pictures; it says what arrived, so this proves a real PNG of the probe's size
+  // went out, and that a reply without the drawn number reads as "not a vision model".
+  assert.match(good[3][1], /image input: .*did not read the number 47.*I received: 160x112 PNG.*vision model/);
   await page.screenshot({ path: join(SHOTS, 'evaluate-check-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(SHOTS, 'evaluate-check-dark.png') });

@@ -30,11 +30,13 @@ Python 3 standard library only.
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import random
 import re
 import socket
+import struct
 import sys
 import threading
 import time
@@ -110,9 +112,42 @@ def expression_of(prompt):
     return expr.group(1).replace("task_1_input", "(%s)" % value.group(1))
 
 
+def text_of(content):
+    """A message's text: its content, or the text parts of a content-part list (a message with pictures)."""
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return content or ""
+
+
+def picture_sizes(messages):
+    """(width, height) of every PNG data URL sent as an image part; None for a part that is not a readable PNG."""
+    sizes = []
+    for m in messages:
+        content = m.get("content")
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            if not isinstance(part, dict) or part.get("type") != "image_url":
+                continue
+            url = (part.get("image_url") or {}).get("url", "")
+            try:
+                png = base64.b64decode(url.split("base64,", 1)[1], validate=True)
+                if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+                    raise ValueError("not a PNG")
+                sizes.append(struct.unpack(">II", png[16:24]))
+            except (IndexError, ValueError, struct.error):
+                sizes.append(None)
+    return sizes
+
+
 def play(body):
     messages = body.get("messages", [])
-    prompt = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+    prompt = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    sizes = picture_sizes(messages)
+    if sizes:
+        # No eyes here: say what arrived, so a client can check that its pictures were real PNGs of their size.
+        seen = ", ".join("%dx%d PNG" % s if s else "unreadable image" for s in sizes)
+        return completion({"role": "assistant", "content": "I received: %s." % seen}, "stop", 85 * len(sizes), 8)
     h = bucket(prompt)
     tools = [m for m in messages if m.get("role") == "tool"]
     prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 10
@@ -208,7 +243,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(400, {"error": {"message": "request body is not JSON"}})
             return
         messages = body.get("messages", [])
-        prompt = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+        prompt = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
         key = hashlib.sha256((prompt + "|%d" % len(messages)).encode("utf-8")).hexdigest()
         with LOCK:
             STATS["requests"] += 1

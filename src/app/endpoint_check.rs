@@ -2,7 +2,13 @@
 //! call offering the calculator tool) found, turned into one line each with its fix. The browser runs the
 //! probes; this decides which failure means what: a request refused by CORS while the server answers a
 //! no-CORS request (Ollama's `OLLAMA_ORIGINS`, vLLM's `--allowed-origins`, a provider that forbids browser
-//! calls), a bad key, a wrong base URL, a model that answers without calling a tool.
+//! calls), a bad key, a wrong base URL, a model that answers without calling a tool, a model that refuses or
+//! cannot read a picture (image tasks need a vision model).
+
+use crate::engine::agent::ImagePart;
+use crate::engine::dataset::data_url;
+use crate::engine::tasks::image::draw::{Drawing, Mark};
+use crate::engine::tasks::image::font;
 
 /// The probes, in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,6 +19,8 @@ pub enum Probe {
     Chat,
     /// A chat call offering the calculator, asked to use it.
     ToolCall,
+    /// A chat call with a small picture of a number, asked to read it.
+    Image,
 }
 
 impl Probe {
@@ -22,6 +30,7 @@ impl Probe {
             Probe::Models => "CORS and /models",
             Probe::Chat => "chat call",
             Probe::ToolCall => "tool call",
+            Probe::Image => "image input",
         }
     }
 }
@@ -41,6 +50,35 @@ pub enum Seen {
     Malformed(String),
     /// The reply had no tool call although the calculator was offered and asked for.
     NoToolCall,
+    /// The picture was accepted, but the reply did not contain the number drawn in it.
+    ImageMisread(String),
+}
+
+/// The number the image probe draws.
+pub const PROBE_NUMBER: u32 = 47;
+
+/// The image probe's picture: `PROBE_NUMBER` drawn large on a 160x112 canvas in the image tasks' own digit
+/// strokes, as a PNG data URL.
+pub fn probe_picture() -> Result<ImagePart, String> {
+    let (width, height) = (160u32, 112u32);
+    let scale = 110.0 / font::text_width(PROBE_NUMBER.to_string().len());
+    let marks = font::number_strokes(PROBE_NUMBER, width as f32 / 2.0, height as f32 / 2.0, scale)
+        .into_iter()
+        .map(|points| Mark::Polyline { points, width: 7.0 })
+        .collect();
+    let png = Drawing { width, height, marks }.to_png().map_err(|e| e.to_string())?;
+    Ok(ImagePart { url: data_url(&png), width, height, label: "Image 1:".into() })
+}
+
+/// What the image probe's reply text means: the number read, or a misreading.
+pub fn read_image_reply(text: &str) -> Seen {
+    let wanted = PROBE_NUMBER.to_string();
+    let numbers: Vec<&str> = text.split(|c: char| !c.is_ascii_digit()).filter(|t| !t.is_empty()).collect();
+    if numbers.contains(&wanted.as_str()) {
+        Seen::Ok(format!("the model accepted a picture and read the number {wanted} in it"))
+    } else {
+        Seen::ImageMisread(short(text))
+    }
 }
 
 /// One line of the check's report.
@@ -63,10 +101,14 @@ Ollama: start it with OLLAMA_ORIGINS=* (or this page's origin). vLLM: start it w
 llama.cpp server and LM Studio: enable CORS in their settings. A hosted provider that forbids calls from browsers cannot be used from this page: \
 use `arbigraph eval` from the command line, or a local proxy that adds the headers.".to_string()),
         Seen::Unreachable(reason) => (false, format!("no answer from the server ({reason}): check the base URL, that the server is running, and that it listens on the address given.")),
+        Seen::Http(400 | 413 | 415 | 422, body) if probe == Probe::Image => (false, format!("the endpoint refused a message with a picture ({}): the model probably does not accept images. \
+Image tasks need a vision model (for example a -vl or vision variant); text tasks are unaffected.", short(body))),
         Seen::Http(401 | 403, body) => (false, format!("refused by the server ({}): check the API key{}.", short(body), if probe == Probe::Models { " (some servers also refuse /models; the chat call below decides)" } else { "" })),
         Seen::Http(404, body) => (false, format!("not found ({}): the base URL should end where `/chat/completions` and `/models` follow, usually in `/v1`.", short(body))),
         Seen::Http(status, body) => (false, format!("HTTP {status}: {}", short(body))),
         Seen::Malformed(reason) => (false, format!("the reply is not an OpenAI-compatible chat completion: {reason}")),
+        Seen::ImageMisread(reply) => (false, format!("the model took the picture but did not read the number {PROBE_NUMBER} drawn in it (it answered: {reply}): \
+it may ignore images, so image tasks will fail with it; pick a vision model for them.")),
         Seen::NoToolCall => (false, "the model answered without calling the calculator it was offered: it may lack tool (function) calling. \
 Pick a model with tool support (Ollama lists them as `tools`; vLLM needs --enable-auto-tool-choice and a --tool-call-parser for the model).".to_string()),
     };
@@ -110,5 +152,31 @@ mod tests {
         assert!(long.message.chars().count() < 200 && long.message.ends_with('…'), "{}", long.message);
         let fine = explain(Probe::ToolCall, &Seen::Ok("the model called the calculator".into()));
         assert!(fine.ok && fine.message.contains("calculator"));
+    }
+
+    #[test]
+    fn the_image_probe_draws_its_number_as_a_png_and_reads_the_reply() {
+        let part = probe_picture().expect("a small picture renders");
+        assert_eq!((part.width, part.height), (160, 112));
+        use base64::Engine as _;
+        let b64 = part.url.strip_prefix("data:image/png;base64,").expect("a PNG data URL");
+        let png = base64::engine::general_purpose::STANDARD.decode(b64).expect("base64");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // Width and height in the IHDR chunk.
+        assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (160, 112));
+        assert!(read_image_reply("The number is 47.").is_ok_seen());
+        assert!(read_image_reply("47").is_ok_seen());
+        assert_eq!(read_image_reply("I see 147"), Seen::ImageMisread("I see 147".into()));
+        let misread = explain(Probe::Image, &read_image_reply("a cat"));
+        assert!(!misread.ok && misread.message.contains("vision model") && misread.message.contains("a cat"));
+        let refused = explain(Probe::Image, &Seen::Http(400, "{\"error\": \"image input is not supported\"}".into()));
+        assert!(!refused.ok && refused.message.contains("does not accept images"), "{}", refused.message);
+        assert!(explain(Probe::Chat, &Seen::Http(400, "bad".into())).message.starts_with("HTTP 400"), "other probes keep the plain message");
+    }
+
+    impl Seen {
+        fn is_ok_seen(&self) -> bool {
+            matches!(self, Seen::Ok(_))
+        }
     }
 }

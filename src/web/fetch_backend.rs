@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 
 use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json};
 use crate::engine::agent::retry::parse_retry_after;
-use crate::app::endpoint_check::{Probe, Seen};
+use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
 use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, Role};
 use crate::web::storage::{turn_key, Store, TURNS};
 
@@ -194,8 +194,9 @@ impl ChatBackend for Journaled<'_> {
 }
 
 /// Runs the endpoint check's probes in order (`/models` through the CORS preflight, a plain chat call, a call
-/// offering the calculator) and says what each saw; `app::endpoint_check` explains them. A failed fetch is
-/// retried once as a no-CORS request: if that reaches the server, the browser refused the reply (CORS).
+/// offering the calculator, a call with a picture of a number) and says what each saw; `app::endpoint_check`
+/// explains them. A failed fetch is retried once as a no-CORS request: if that reaches the server, the browser
+/// refused the reply (CORS).
 pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
     let mut seen = Vec::new();
     let mut builder = gloo_net::http::Request::get(&endpoint.models_url());
@@ -241,6 +242,18 @@ pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
         Err(failure) => seen_of(failure.error),
     };
     seen.push((Probe::ToolCall, tool));
+    let image = match probe_picture() {
+        Ok(part) => {
+            let mut request = ask("What number is written in this picture? Reply with the number only.", RequestKind::Summary);
+            request.messages[0].images = vec![part];
+            match backend.send(&request).await {
+                Ok(reply) => read_image_reply(&reply.content),
+                Err(failure) => seen_of(failure.error),
+            }
+        }
+        Err(reason) => Seen::Malformed(format!("the probe picture could not be drawn: {reason}")),
+    };
+    seen.push((Probe::Image, image));
     seen
 }
 

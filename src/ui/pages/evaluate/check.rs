@@ -1,5 +1,5 @@
 //! The endpoint check: one button that probes the endpoint (CORS preflight and `/models`, a plain chat call, a
-//! tool call) and a line per probe with what failed and how to fix it (`app::endpoint_check` decides which).
+//! tool call, a picture to read) and a line per probe with what failed and how to fix it (`app::endpoint_check` decides which).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
