@@ -212,3 +212,27 @@ test('the endpoint check passes against a good server and names the CORS failure
   assert.deepEqual(errors.filter((e) => !/CORS policy|Failed to load resource|net::ERR_FAILED/.test(e)), []);
   errors.length = 0;
 });
+
+test('a strategy is chosen with its parameters; an out-of-range value is refused and the run records the setting', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 0, faults: 'off' });
+  await setUp(page, 1);
+  await page.selectOption('[data-testid="strategy"]', 'window');
+  const field = page.locator('[data-testid="strategy-param"][data-key="exchanges"]');
+  assert.equal(await field.inputValue(), '8', 'the default shows');
+  await field.fill('0');
+  await field.dispatchEvent('change');
+  assert.match(await page.textContent('[data-testid="strategy-param-error"]'), /exchanges must be from 1 to 1000000, not 0/);
+  await field.fill('2');
+  await field.dispatchEvent('change');
+  assert.equal(await page.locator('[data-testid="strategy-param-error"]').count(), 0, 'a good value clears the message');
+  await page.screenshot({ path: join(SHOTS, 'evaluate-strategy-light.png') });
+  await page.click('[data-testid="start-run"]');
+  await waitFinished(page, 1);
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-results"]');
+  const results = JSON.parse(await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString()));
+  assert.equal(results.samples[0].strategy, 'window');
+  assert.deepEqual(results.samples[0].strategy_params, { exchanges: 2 });
+  assert.deepEqual(errors, []);
+});

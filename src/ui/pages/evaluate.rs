@@ -3,6 +3,7 @@
 //! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
 mod check;
+mod strategy;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -10,7 +11,6 @@ use std::cell::Cell;
 use std::rc::Rc;
 use serde_json::{json, Value};
 
-use crate::engine::agent::strategy::registry;
 use crate::engine::agent::openai_wire::parse_reply;
 use crate::engine::agent::{run_episode, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy, Secret};
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
@@ -18,6 +18,7 @@ use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
 use check::EndpointCheck;
+use strategy::StrategyPicker;
 use crate::app::form::GenerateForm;
 use crate::app::live::{progress_line, Live};
 use crate::app::partial_run::run_samples;
@@ -297,11 +298,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 <label>"Model "<input id="eval-model" data-testid="model" prop:value=move || endpoint.with(|e| e.model.clone()) on:input=edit_endpoint(|e, v| e.model = v) /></label>
                 <label>"API key "<input id="eval-key" data-testid="api-key" type="password" autocomplete="off" prop:value=move || endpoint.with(|e| e.api_key.expose().to_string())
                     on:input=edit_endpoint(|e, v| e.api_key = Secret::new(v)) /></label>
-                <label>"Context strategy "
-                    <select id="eval-strategy" data-testid="strategy" prop:value=move || strategy.get() on:change=move |ev| strategy.set(event_target_value(&ev))>
-                        {registry().iter().map(|info| view! { <option value=info.name title=info.description>{info.name}</option> }).collect_view()}
-                    </select>
-                </label>
+                <StrategyPicker strategy=strategy />
                 <label>"Max tokens per turn "<input type="number" style="width:6em" prop:value=move || max_tokens.get().to_string()
                     on:change=move |ev| max_tokens.set(event_target_value(&ev).parse().unwrap_or(2048)) /></label>
                 <EndpointCheck endpoint=endpoint />

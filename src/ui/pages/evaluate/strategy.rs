@@ -1,0 +1,55 @@
+//! The context strategy picker (`[data-testid="strategy"]`) and the chosen strategy's parameters, one number
+//! field each (`[data-testid="strategy-param"][data-key=…]`), with its range and what it controls; a value out
+//! of range is refused beside the field and the run keeps the last good setting.
+
+use leptos::prelude::*;
+
+use crate::app::strategy_form::{choices, name_of, params_of, with_param};
+
+/// The picker and the parameters of `strategy` (a `name:key=value,…` spec).
+#[component]
+pub fn StrategyPicker(strategy: RwSignal<String>) -> impl IntoView {
+    let problem: RwSignal<Option<String>> = RwSignal::new(None);
+    let description = move || {
+        let spec = strategy.get();
+        choices().into_iter().find(|(name, _)| *name == name_of(&spec)).map(|(_, d)| d).unwrap_or("")
+    };
+    let params = move || {
+        params_of(&strategy.get())
+            .into_iter()
+            .map(|(param, value)| {
+                let key = param.key;
+                let on_change = move |ev| match with_param(&strategy.get_untracked(), key, &event_target_value(&ev)) {
+                    Ok(spec) => {
+                        problem.set(None);
+                        strategy.set(spec);
+                    }
+                    Err(message) => problem.set(Some(message)),
+                };
+                view! {
+                    <label class="eval-param" title=param.description>
+                        {key}" "
+                        <input type="number" data-testid="strategy-param" data-key=key min=param.min max=param.max
+                            prop:value=value.to_string() on:change=on_change />
+                    </label>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="eval-strategy">
+            <label>"Context strategy "
+                <select id="eval-strategy" data-testid="strategy" prop:value=move || name_of(&strategy.get()).to_string()
+                    on:change=move |ev| {
+                        problem.set(None);
+                        strategy.set(event_target_value(&ev));
+                    }>
+                    {choices().into_iter().map(|(name, description)| view! { <option value=name title=description>{name}</option> }).collect_view()}
+                </select>
+            </label>
+            {params}
+            <span class="muted eval-strategy-note">{description}</span>
+            {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert" data-testid="strategy-param-error">{p}</span> })}
+        </div>
+    }
+}
