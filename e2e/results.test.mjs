@@ -75,3 +75,32 @@ test('the accuracy chart draws a bar with its Wilson whisker per topology and fa
   await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(errors, []);
 });
+
+test('three runs compare side by side against the first, and a bad pick leaves the table', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const run = (strategy, answers) => ({ summary: { generation_params: {} },
+    samples: answers.map((a, i) => ({ ...sample(i, a), strategy, strategy_params: {} })) });
+  await page.setInputFiles('[data-testid="compare-files"]', [
+    file('full.json', run('full', ['7', '7', '7', '7'])),
+    file('window.json', run('window', ['7', '8', '8', '8'])),
+    file('graph.json', run('graph', ['7', '7', '7', '8'])),
+  ]);
+  await page.waitForSelector('[data-testid="compare-table"]');
+  const rows = await page.locator('[data-testid="compare-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  assert.deepEqual(rows.map((r) => [r[0], r[1]]), [['full.json', 'full'], ['window.json', 'window:exchanges=8'], ['graph.json', 'graph']]);
+  assert.match(rows[0][2], /^100\.0% .* 4\/4$/);
+  assert.equal(rows[0][4], 'baseline');
+  assert.match(rows[1][4], /^-75\.0 pts \(p 0\.2500\)$/, 'paired McNemar against the first run');
+  assert.match(rows[2][4], /^-25\.0 pts \(p 1\.0000\)$/);
+  await page.locator('[data-testid="compare-table"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'results-compare-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-compare-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setInputFiles('[data-testid="compare-files"]', [file('full.json', run('full', ['7'])), file('instances.json', dataset)]);
+  await page.waitForSelector('.results-compare .error-view');
+  assert.match(await page.textContent('.results-compare .error-view'), /^instances\.json: /);
+  assert.equal(await page.locator('[data-testid="compare-row"]').count(), 3, 'the table shown before stays');
+  assert.deepEqual(errors, []);
+});

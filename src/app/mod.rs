@@ -11,6 +11,7 @@
 
 pub mod catalog;
 pub mod charts;
+pub mod compare;
 pub mod drawing;
 pub mod editor;
 pub mod endpoint_check;

@@ -18,6 +18,18 @@ pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
     text.as_string().ok_or_else(|| format!("cannot read {}: not text", file.name()))
 }
 
+/// Every file picked in the (multiple) input that fired `event`, as (name, text), in the order given.
+pub async fn picked_texts(event: &web_sys::Event) -> Result<Vec<(String, String)>, String> {
+    let input: web_sys::HtmlInputElement = event.target().and_then(|t| t.dyn_into().ok()).ok_or("no file input")?;
+    let files: Vec<web_sys::File> = input.files().map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect()).unwrap_or_default();
+    input.set_value("");
+    let mut out = Vec::with_capacity(files.len());
+    for file in files {
+        out.push((file.name(), file_text(&file).await?));
+    }
+    Ok(out)
+}
+
 /// The first file picked in the input that fired `event`.
 pub fn picked_file(event: &web_sys::Event) -> Option<web_sys::File> {
     let input: web_sys::HtmlInputElement = event.target().and_then(|t| t.dyn_into().ok())?;

@@ -333,7 +333,8 @@ pub fn comparison_row(label: &str, strategy: &str, outcomes: &[Outcome], paired:
     }
 }
 
-fn cells(c: &Comparison) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The comparison's header and rows as text cells (the CLI's tables and the Results page show the same).
+pub fn comparison_cells(c: &Comparison) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let header = vec![
         "run", "strategy", "accuracy [95% CI]", "nodes correct", "vs baseline (McNemar p)", "mean prompt", "peak prompt", "tokens/sample", "calls/sample",
         "aux/sample", "ctx exceeded",
@@ -376,7 +377,7 @@ fn p_text(p: f64) -> String {
 
 /// The comparison as an aligned plain-text table.
 pub fn render_comparison(c: &Comparison) -> String {
-    let (header, rows) = cells(c);
+    let (header, rows) = comparison_cells(c);
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -396,7 +397,7 @@ pub fn render_comparison(c: &Comparison) -> String {
 
 /// The comparison as a Markdown table.
 pub fn render_comparison_markdown(c: &Comparison) -> String {
-    let (header, rows) = cells(c);
+    let (header, rows) = comparison_cells(c);
     let mut out = format!("| {} |\n|{}|\n", header.join(" | "), header.iter().enumerate().map(|(i, _)| if i < 2 { "---" } else { "---:" }).collect::<Vec<_>>().join("|"));
     for row in rows {
         out.push_str(&format!("| {} |\n", row.join(" | ")));

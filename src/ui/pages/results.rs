@@ -1,5 +1,6 @@
 //! Results: metrics of a results file (loaded here, or the latest run of the Evaluate page): accuracy with
-//! Wilson intervals per topology × family and per target, tokens, turns, tool calls, statuses, per-node accuracy.
+//! Wilson intervals per topology × family and per target, tokens, turns, tool calls, statuses, per-node accuracy;
+//! and several runs compared side by side.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -13,6 +14,9 @@ use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
 use crate::web::download::download_text;
 use crate::web::files::picked_text;
+
+mod compare;
+use compare::CompareRuns;
 
 /// Grades every sample as stored (no replay): the note on unfinished samples, if any, and the metrics table.
 fn metrics_text(results: &Value, state: RunState) -> Result<(Option<String>, String, Option<String>), String> {
@@ -87,6 +91,7 @@ pub fn ResultsPage() -> impl IntoView {
                     Err(e) => view! { <div class="error-view">{e}</div> }.into_any(),
                 },
             }}
+            <CompareRuns />
         </section>
     }
 }

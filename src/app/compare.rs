@@ -1,0 +1,84 @@
+//! Runs side by side on the Results page: several results files graded and paired against the first (accuracy
+//! with Wilson intervals, the paired McNemar test, prompt and total tokens, calls), the same table as
+//! `arbigraph grade --compare`.
+
+use serde_json::Value;
+
+use crate::engine::grade::metrics::comparison_cells;
+use crate::engine::results::{compare_many, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
+
+/// The comparison as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareTable {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Files with unfinished or unreadable samples, which the table leaves out.
+    pub notes: Vec<String>,
+}
+
+/// Grades `files` (name, parsed JSON) and compares them, the first being the baseline. A file that is not a
+/// results file is refused by name.
+pub fn compare_files(files: &[(String, Value)]) -> Result<CompareTable, String> {
+    if files.len() < 2 {
+        return Err("pick two or more results files to compare (the first is the baseline)".into());
+    }
+    let graded: Vec<GradedFile> =
+        files.iter().map(|(name, json)| grade_results_file(json, GradeOptions::default()).map_err(|e| format!("{name}: {e}"))).collect::<Result<_, _>>()?;
+    let runs: Vec<Run<'_>> = files
+        .iter()
+        .zip(&graded)
+        .map(|((name, json), g)| Run { label: name.clone(), strategy: strategy_of(json).unwrap_or_else(|| "?".into()), graded: g })
+        .collect();
+    let (header, rows) = comparison_cells(&compare_many(&runs, 0));
+    let notes = files
+        .iter()
+        .zip(&graded)
+        .filter(|(_, g)| g.unfinished > 0 || !g.unreadable.is_empty())
+        .map(|((name, _), g)| format!("{name}: {} unfinished and {} unreadable samples are not graded", g.unfinished, g.unreadable.len()))
+        .collect();
+    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A results file of `strategy` with samples answered correctly where `correct` says.
+    fn results(strategy: &str, correct: &[bool]) -> Value {
+        let samples: Vec<Value> = correct
+            .iter()
+            .enumerate()
+            .map(|(i, &ok)| {
+                let answer = if ok { "5" } else { "4" };
+                json!({"prompt": "Compute task_1_out.", "ground_truth": 5, "task_id": 0, "task_name": "AddTask", "sample_idx": i,
+                    "agent_status": "success", "strategy": strategy, "task_answers": {"task_1_out": {"answer": answer, "turn": 0}},
+                    "turn_outputs": {"0": format!("\\boxed{{task_1_out = {answer}}}")}})
+            })
+            .collect();
+        json!({"summary": {}, "samples": samples})
+    }
+
+    #[test]
+    fn runs_are_paired_against_the_first_with_their_strategies() {
+        let files = vec![
+            ("full.json".to_string(), results("full", &[true, true, true, false])),
+            ("window.json".to_string(), results("window", &[true, false, false, false])),
+        ];
+        let table = compare_files(&files).expect("two results files compare");
+        assert_eq!(table.rows.len(), 2);
+        assert_eq!(table.header[0], "run");
+        assert_eq!((table.rows[0][0].as_str(), table.rows[0][1].as_str(), table.rows[0][4].as_str()), ("full.json", "full", "baseline"));
+        assert!(table.rows[0][2].contains("3/4"), "{:?}", table.rows[0]);
+        assert!(table.rows[1][2].contains("1/4") && table.rows[1][4].starts_with("-50.0 pts"), "{:?}", table.rows[1]);
+        assert!(table.notes.is_empty());
+    }
+
+    #[test]
+    fn one_file_or_a_dataset_is_refused_by_name() {
+        assert!(compare_files(&[("a.json".into(), results("full", &[true]))]).is_err_and(|e| e.contains("two or more")));
+        let dataset = json!({"summary": {"topology": "baseline"}, "samples": [{"prompt": "p", "ground_truth": 1}]});
+        let refused = compare_files(&[("a.json".into(), results("full", &[true])), ("instances.json".into(), dataset)]);
+        assert!(refused.is_err_and(|e| e.starts_with("instances.json: ")));
+    }
+}
