@@ -79,12 +79,14 @@ test('the accuracy chart draws a bar with its Wilson whisker per topology and fa
 test('three runs compare side by side against the first, and a bad pick leaves the table', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/results`);
-  const run = (strategy, answers) => ({ summary: { generation_params: {} },
-    samples: answers.map((a, i) => ({ ...sample(i, a), strategy, strategy_params: {} })) });
+  // Each run's samples take three turns whose prompts grow by `growth` tokens a turn.
+  const run = (strategy, answers, growth = 0) => ({ summary: { generation_params: {} },
+    samples: answers.map((a, i) => ({ ...sample(i, a), strategy, strategy_params: {},
+      requests: [0, 1, 2].map((turn) => ({ turn, kind: 'turn', prompt_tokens_reported: 300 + growth * turn, completion_tokens: 20 })) })) });
   await page.setInputFiles('[data-testid="compare-files"]', [
-    file('full.json', run('full', ['7', '7', '7', '7'])),
-    file('window.json', run('window', ['7', '8', '8', '8'])),
-    file('graph.json', run('graph', ['7', '7', '7', '8'])),
+    file('full.json', run('full', ['7', '7', '7', '7'], 400)),
+    file('window.json', run('window', ['7', '8', '8', '8'], 0)),
+    file('graph.json', run('graph', ['7', '7', '7', '8'], 100)),
   ]);
   await page.waitForSelector('[data-testid="compare-table"]');
   const rows = await page.locator('[data-testid="compare-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
@@ -93,7 +95,16 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   assert.equal(rows[0][4], 'baseline');
   assert.match(rows[1][4], /^-75\.0 pts \(p 0\.2500\)$/, 'paired McNemar against the first run');
   assert.match(rows[2][4], /^-25\.0 pts \(p 1\.0000\)$/);
-  await page.locator('[data-testid="compare-table"]').scrollIntoViewIfNeeded();
+  assert.deepEqual(rows.map((r) => r[6]), ['1100', '300', '500'], 'peak prompt tokens per run');
+  // One curve per run; the growing run climbs, the windowed one stays flat.
+  const curves = await page.locator('[data-testid="context-curves"] .chart-curve').evaluateAll((gs) => gs.map((g) => [g.dataset.run, g.querySelectorAll('circle').length,
+    g.querySelector('polyline').getAttribute('points').split(' ').map((p) => Number(p.split(',')[1]))]));
+  assert.deepEqual(curves.map(([name, dots]) => [name, dots]), [['full.json', 3], ['window.json', 3], ['graph.json', 3]]);
+  const [, , fullY] = curves[0];
+  const [, , windowY] = curves[1];
+  assert.ok(fullY[0] > fullY[1] && fullY[1] > fullY[2], `the full run climbs (screen y falls): ${fullY}`);
+  assert.ok(windowY.every((y) => y === windowY[0]), `the window run stays flat: ${windowY}`);
+  await page.locator('[data-testid="context-curves"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SHOTS, 'results-compare-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(SHOTS, 'results-compare-dark.png') });

@@ -1,7 +1,8 @@
 //! Charts of the Results dashboard as SVG text, built here from the engine's metrics so they are tested
 //! natively and exported as they are shown: accuracy by topology × family with Wilson 95% whiskers, bars
 //! grouped by topology and coloured by family (the layout of the paper's Figure 3). Colours come from classes
-//! (`style/results.css`), so both themes apply; every label is escaped.
+//! (`style/results.css`), so both themes apply; every label is escaped. Also the context curves of compared runs:
+//! mean prompt tokens per turn, one line per run.
 
 use crate::engine::grade::metrics::Accuracy;
 use std::collections::BTreeMap;
@@ -110,9 +111,100 @@ pub fn accuracy_chart(by_group: &BTreeMap<(String, String), Accuracy>) -> String
     svg
 }
 
+/// Mean prompt tokens at each turn over the samples that reached it (turn 1 first).
+pub fn mean_per_turn(samples: &[Vec<u64>]) -> Vec<f64> {
+    let turns = samples.iter().map(Vec::len).max().unwrap_or(0);
+    (0..turns)
+        .map(|t| {
+            let at: Vec<u64> = samples.iter().filter_map(|s| s.get(t).copied()).collect();
+            at.iter().sum::<u64>() as f64 / at.len().max(1) as f64
+        })
+        .collect()
+}
+
+/// A round axis top at or above `max` (1, 2 or 5 times a power of ten).
+fn nice_top(max: f64) -> f64 {
+    if max <= 0.0 {
+        return 1.0;
+    }
+    let power = 10f64.powf(max.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * power).find(|&top| top >= max).unwrap_or(10.0 * power)
+}
+
+/// The context curves of `runs` (label, mean prompt tokens per turn): one line per run with a dot per turn and
+/// a tooltip; `None` when no run recorded per-turn prompt sizes.
+pub fn context_curves(runs: &[(String, Vec<f64>)]) -> Option<String> {
+    let turns = runs.iter().map(|(_, c)| c.len()).max().filter(|&t| t > 0)?;
+    let top = nice_top(runs.iter().flat_map(|(_, c)| c.iter().copied()).fold(0.0, f64::max));
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let x = |t: usize| LEFT + if turns == 1 { plot_w / 2.0 } else { plot_w * t as f64 / (turns - 1) as f64 };
+    let y = |v: f64| TOP + plot_h * (1.0 - (v / top).clamp(0.0, 1.0));
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" data-testid="context-curves" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Mean prompt tokens per turn, one line per run">"#
+    );
+    for tick in 0..=4 {
+        let v = top * tick as f64 / 4.0;
+        let _ = write!(
+            svg,
+            r#"<line class="chart-grid" x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="end">{v:.0}</text>"#,
+            WIDTH - RIGHT,
+            y(v),
+            y(v),
+            LEFT - 6.0,
+            y(v) + 4.0,
+        );
+    }
+    let step = turns.div_ceil(12).max(1);
+    for t in (0..turns).step_by(step) {
+        let _ = write!(svg, r#"<text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, x(t), HEIGHT - BOTTOM + 16.0, t + 1);
+    }
+    let _ = write!(svg, r#"<text class="chart-label" x="{:.1}" y="{:.1}" text-anchor="middle">turn</text>"#, LEFT + plot_w / 2.0, HEIGHT - 6.0);
+    for (i, (label, curve)) in runs.iter().enumerate() {
+        let points: Vec<String> = curve.iter().enumerate().map(|(t, &v)| format!("{:.1},{:.1}", x(t), y(v))).collect();
+        let _ = write!(svg, r#"<g class="chart-curve chart-family-{}" data-run="{}"><polyline points="{}"/>"#, i % 4, escape(label), points.join(" "));
+        for (t, &v) in curve.iter().enumerate() {
+            let _ = write!(svg, r#"<circle cx="{:.1}" cy="{:.1}" r="3"><title>{}, turn {}: {v:.0} prompt tokens</title></circle>"#, x(t), y(v), escape(label), t + 1);
+        }
+        svg.push_str("</g>");
+        let lx = LEFT + 170.0 * i as f64;
+        let _ = write!(
+            svg,
+            r#"<g class="chart-legend chart-family-{}"><rect class="bar" x="{lx:.1}" y="6" width="12" height="12"/><text class="chart-label" x="{:.1}" y="16">{}</text></g>"#,
+            i % 4,
+            lx + 16.0,
+            escape(label)
+        );
+    }
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn curves_average_each_turn_over_the_samples_that_reached_it() {
+        assert_eq!(mean_per_turn(&[vec![100, 300], vec![200]]), vec![150.0, 300.0]);
+        assert!(mean_per_turn(&[]).is_empty());
+        assert_eq!((nice_top(0.0), nice_top(730.0), nice_top(2000.0), nice_top(2001.0)), (1.0, 1000.0, 2000.0, 5000.0));
+    }
+
+    #[test]
+    fn context_curves_draw_a_line_per_run_on_a_shared_scale() {
+        let svg = context_curves(&[("full <a>".into(), vec![100.0, 400.0, 900.0]), ("window".into(), vec![100.0, 200.0])]).expect("curves");
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert_eq!(svg.matches("<circle").count(), 5);
+        assert!(svg.contains("full &lt;a&gt;") && !svg.contains("full <a>"), "labels are escaped");
+        // The plot spans y 28 (1000 tokens, the axis top) to 256 (0): 100 tokens at 28 + 228 * 0.9 = 233.2, 200 at
+        // 210.4, 900 at 50.8; three turns put x at 48, 378 and 708.
+        assert!(svg.contains(r#"data-run="window"><polyline points="48.0,233.2 378.0,210.4""#), "{svg}");
+        assert!(svg.contains(r#"<polyline points="48.0,233.2 378.0,164.8 708.0,50.8""#), "{svg}");
+        assert!(context_curves(&[("a".into(), vec![])]).is_none(), "no per-turn sizes, no chart");
+    }
 
     fn acc(correct: usize, total: usize) -> Accuracy {
         Accuracy { correct, total }

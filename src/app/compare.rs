@@ -1,9 +1,10 @@
 //! Runs side by side on the Results page: several results files graded and paired against the first (accuracy
 //! with Wilson intervals, the paired McNemar test, prompt and total tokens, calls), the same table as
-//! `arbigraph grade --compare`.
+//! `arbigraph grade --compare`, and the runs' context curves (mean prompt tokens per turn).
 
 use serde_json::Value;
 
+use crate::app::charts::{context_curves, mean_per_turn};
 use crate::engine::grade::metrics::comparison_cells;
 use crate::engine::results::{compare_many, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
 
@@ -14,6 +15,8 @@ pub struct CompareTable {
     pub rows: Vec<Vec<String>>,
     /// Files with unfinished or unreadable samples, which the table leaves out.
     pub notes: Vec<String>,
+    /// The context curves as SVG, when the runs recorded per-turn prompt sizes.
+    pub curves: Option<String>,
 }
 
 /// Grades `files` (name, parsed JSON) and compares them, the first being the baseline. A file that is not a
@@ -36,7 +39,17 @@ pub fn compare_files(files: &[(String, Value)]) -> Result<CompareTable, String> 
         .filter(|(_, g)| g.unfinished > 0 || !g.unreadable.is_empty())
         .map(|((name, _), g)| format!("{name}: {} unfinished and {} unreadable samples are not graded", g.unfinished, g.unreadable.len()))
         .collect();
-    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes })
+    let curves = context_curves(
+        &files
+            .iter()
+            .zip(&graded)
+            .map(|((name, _), g)| {
+                let per_sample: Vec<Vec<u64>> = g.outcomes().into_iter().filter_map(|o| o.cost.map(|c| c.turn_prompt_tokens)).collect();
+                (name.clone(), mean_per_turn(&per_sample))
+            })
+            .collect::<Vec<_>>(),
+    );
+    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves })
 }
 
 #[cfg(test)]
@@ -72,6 +85,7 @@ mod tests {
         assert!(table.rows[0][2].contains("3/4"), "{:?}", table.rows[0]);
         assert!(table.rows[1][2].contains("1/4") && table.rows[1][4].starts_with("-50.0 pts"), "{:?}", table.rows[1]);
         assert!(table.notes.is_empty());
+        assert_eq!(table.curves, None, "these files record no per-turn prompt sizes");
     }
 
     #[test]

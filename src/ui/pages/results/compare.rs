@@ -1,6 +1,6 @@
 //! Compare runs: several results files picked at once (`[data-testid="compare-files"]`), shown as one table
 //! (`[data-testid="compare-table"]`, a `compare-row` per run) paired against the first file, the same table as
-//! `arbigraph grade --compare`.
+//! `arbigraph grade --compare`, with the runs' context curves (`svg[data-testid="context-curves"]`).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -57,6 +57,13 @@ pub fn CompareRuns() -> impl IntoView {
                     </table>
                 </div>
                 {t.notes.iter().map(|n| view! { <p class="muted">{n.clone()}</p> }).collect_view()}
+                {t.curves.clone().map(|svg| view! {
+                    <figure class="results-chart">
+                        // Built by app::charts from numbers and escaped labels only.
+                        <div inner_html=svg></div>
+                        <figcaption>"Context curves: mean prompt tokens per turn, over the samples that reached the turn."</figcaption>
+                    </figure>
+                })}
             })}
         </section>
     }
