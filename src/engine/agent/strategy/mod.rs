@@ -710,4 +710,46 @@ mod tests {
         assert_eq!(exchanges(&messages), vec![2..5, 5..7, 7..9]);
         assert_eq!(exchanges(&messages[..2]), Vec::<Range<usize>>::new());
     }
+
+    #[test]
+    fn pictures_travel_whole_with_their_message_under_every_strategy() {
+        let picture = |k: u32| crate::engine::agent::ImagePart { url: format!("data:image/png;base64,P{k}"), width: 2000, height: 1400, label: format!("Image {k} (Task {k}):") };
+        let mut transcript = testing::start("Task 1: follow the path. Task 2: follow another.");
+        transcript[1].images = vec![picture(1), picture(2)];
+        for turn in 0..8 {
+            testing::exchange(&mut transcript, turn, &"reasoning ".repeat(200), &["{\"results\": [\"3\"]}"]);
+        }
+        // A later user message with a picture of its own (as a repair that shows the picture again would be).
+        transcript.push(Message::new(Role::User, "look again").with_purpose("repair:final_answer"));
+        transcript.last_mut().expect("just pushed").images = vec![picture(2)];
+        let spec = testing::spec(&transcript[1].content);
+        let answers = Answers::new();
+        let input = testing::input(&transcript, &spec, &answers);
+        let specs = ["full", "mask:keep=1", "window:exchanges=1", "summary:trigger_tokens=50", "mask+summary:keep=1,trigger_tokens=50", "acg:budget_tokens=300", "acg-lite:budget_tokens=300", "graph"];
+        for text in specs {
+            let strategy = Strategy::parse(text).expect(text);
+            let whole = |messages: &[Message]| {
+                for m in messages.iter().filter(|m| !m.images.is_empty()) {
+                    assert!(transcript.iter().any(|t| t.role == m.role && t.images == m.images), "{text}: pictures are sent only as whole messages had them");
+                }
+            };
+            let mut state = StrategyState::new(&strategy, &spec);
+            let mut plan = state.plan(&strategy, &input);
+            if let Plan::Auxiliary(request) = &plan {
+                // The summary call condenses the history; what it carries of pictures, it carries whole.
+                whole(&request.messages);
+                state.on_auxiliary_reply(&strategy, &input, "So far: task_1_out = 3.");
+                plan = state.plan(&strategy, &input);
+            }
+            let messages = match plan {
+                Plan::Send(messages) => messages,
+                Plan::Auxiliary(request) => request.messages,
+            };
+            assert_eq!(messages[1].images, transcript[1].images, "{text}: the task prompt keeps both pictures");
+            whole(&messages);
+            // An image counts in the request's size estimate, so budgets see it.
+            let without: Vec<Message> = messages.iter().cloned().map(|mut m| { m.images.clear(); m }).collect();
+            assert!(estimate_request_tokens(&messages) > estimate_request_tokens(&without), "{text}");
+        }
+    }
 }
