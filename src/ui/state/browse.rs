@@ -415,8 +415,9 @@ impl BrowseState {
             }
             FromWorker::Failed { message, location, .. } => {
                 state.opening.set(None);
+                // A message that already names its file carries its own location: say it once.
                 state.error.set(match location {
-                    Some(at) if !message.starts_with(&at) => format!("{at}: {message}"),
+                    Some(at) if !message.starts_with(at.split(':').next().unwrap_or(&at)) => format!("{at}: {message}"),
                     _ => message,
                 });
             }

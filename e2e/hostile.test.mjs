@@ -1,0 +1,78 @@
+// Hostile inputs: files built to break parsers or to smuggle markup (100,000 levels of nested arrays, invalid
+// UTF-8, markup in file names and in model text) are refused or shown as text within seconds, the tab stays
+// alive, and what the user had open stays as it was.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serveDist, launch, ROOT } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await serveDist(); browser = await launch(); });
+after(async () => { await browser?.context.close(); await server?.close(); });
+
+const DEPTH = 100000;
+const nested = '['.repeat(DEPTH) + ']'.repeat(DEPTH);
+const badUtf8 = Buffer.concat([Buffer.from('{"samples": ["'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"]}')]);
+const file = (name, body) => ({ name, mimeType: 'application/json', buffer: Buffer.isBuffer(body) ? body : Buffer.from(body) });
+const MARKUP = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"><a href="javascript:window.__pwned = 3">x</a>';
+
+/** The tab still runs script and nothing injected ran. */
+async function alive(page) {
+  assert.equal(await page.evaluate(() => 6 * 7), 42, 'the tab answers');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no injected script ran');
+}
+
+test('the instance browser refuses nested and invalid-UTF-8 files by name and keeps the dataset it has', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/browse`);
+  await page.setInputFiles('#open-dataset', join(ROOT, 'tests/fixtures/reference/math_chain.sample.json'));
+  await page.waitForSelector('#browse-notice:has-text("opened math_chain.sample.json")');
+  const count = await page.textContent('#browse-count');
+  for (const [name, body] of [['deep.json', nested], ['latin1.json', badUtf8]]) {
+    const started = Date.now();
+    await page.setInputFiles('#open-dataset', file(name, body));
+    await page.waitForFunction((n) => document.querySelector('.error-view')?.textContent.startsWith(n), name, { timeout: 10000 });
+    const shown = await page.textContent('.error-view');
+    console.log(`${name}: "${shown.slice(0, 120)}" after ${Date.now() - started} ms`);
+    assert.equal(shown.split(name).length - 1, 1, `the file is named once: ${shown}`);
+    assert.equal(await page.textContent('#browse-count'), count, `${name} leaves the loaded dataset`);
+    await alive(page);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('the designer refuses a deeply nested file with a located notice and keeps the graph', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector('input[data-testid="import"]', { state: 'attached' });
+  await page.setInputFiles('input[data-testid="import"]', join(ROOT, 'tests/fixtures/reference/branched_test.json'));
+  await page.waitForFunction(() => /opened branched_test\.json/.test(document.querySelector('[data-testid="notice"]')?.textContent ?? ''));
+  const nodes = await page.locator('[data-node-id]').count();
+  assert.ok(nodes > 0);
+  for (const [name, body] of [['deep.json', nested], ['latin1.json', badUtf8]]) {
+    await page.setInputFiles('input[data-testid="import"]', file(name, body));
+    await page.waitForFunction((n) => (document.querySelector('[data-testid="notice"]')?.textContent ?? '').includes(n), name, { timeout: 10000 });
+    console.log(`${name}: "${(await page.textContent('[data-testid="notice"]')).slice(0, 120)}"`);
+    assert.equal(await page.locator('[data-node-id]').count(), nodes, `${name} leaves the graph`);
+    await alive(page);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('markup in model text and in file names stays text on Results', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const sample = (i, answer) => ({ prompt: 'Compute task_1_out.', ground_truth: 7, task_id: 0, task_name: `Add${MARKUP}`, sample_idx: i,
+    agent_status: 'success', final_response: `${MARKUP} \\boxed{task_1_out = ${answer}}`, strategy: 'full', strategy_params: {},
+    task_answers: { task_1_out: { answer, turn: 0 } }, turn_outputs: { 0: MARKUP } });
+  const run = { summary: { generation_params: {}, model: MARKUP, base_url: 'http://user:secret@example.test/v1' }, samples: [sample(0, '7'), sample(1, '8')] };
+  await page.setInputFiles('[data-testid="results-file"]', file('run.json', JSON.stringify(run)));
+  await page.waitForSelector('#results-metrics');
+  await page.setInputFiles('[data-testid="compare-files"]', [file('<img src=x onerror="window.__pwned=4">.json', JSON.stringify(run)), file('b.json', JSON.stringify(run))]);
+  await page.waitForSelector('[data-testid="compare-table"]');
+  assert.equal(await page.locator('#page-results script, #page-results img, #page-results a[href^="javascript:"]').count(), 0, 'no markup became elements');
+  assert.match(await page.textContent('[data-testid="compare-table"]'), /<img src=x onerror=/, 'the file name shows as text');
+  await alive(page);
+  assert.deepEqual(errors, []);
+});
