@@ -222,7 +222,7 @@ test('a strategy is chosen with its parameters; an out-of-range value is refused
   assert.equal(await field.inputValue(), '8', 'the default shows');
   await field.fill('0');
   await field.dispatchEvent('change');
-  assert.match(await page.textContent('[data-testid="strategy-param-error"]'), /exchanges must be from 1 to 1000000, not 0/);
+  assert.match(await page.textContent('[data-testid="strategy-param-error"]'), /parameter `exchanges` of `window` must be between 1 and 1000000, got 0/);
   await field.fill('2');
   await field.dispatchEvent('change');
   assert.equal(await page.locator('[data-testid="strategy-param-error"]').count(), 0, 'a good value clears the message');

@@ -1,6 +1,6 @@
 //! The Evaluate page's strategy settings as plain data: the chosen strategy is one `name:key=value,…` spec (what
-//! `Strategy::parse` reads and a run stores); these read its name and parameter values and change one parameter,
-//! refusing a value outside the parameter's range with a message that names it.
+//! `Strategy::parse` reads and a run stores); these read its name and parameter values and change one parameter
+//! through the registry's own checks.
 
 use crate::engine::agent::strategy::{info, registry, ParamInfo, Strategy};
 
@@ -23,16 +23,14 @@ pub fn params_of(spec: &str) -> Vec<(ParamInfo, u64)> {
         .collect()
 }
 
-/// `spec` with parameter `key` set to `text`; an error names the parameter and its range.
+/// `spec` with parameter `key` set to `text`; the registry's own checks refuse an unknown parameter, a value that
+/// is not a whole number or one outside its range, with a message that names the parameter.
 pub fn with_param(spec: &str, key: &str, text: &str) -> Result<String, String> {
-    let params = params_of(spec);
-    let (param, _) = params.iter().find(|(p, _)| p.key == key).ok_or_else(|| format!("`{}` has no parameter `{key}`", name_of(spec)))?;
-    let value: u64 = text.trim().parse().map_err(|_| format!("{key} must be a whole number from {} to {}", param.min, param.max))?;
-    if value < param.min || value > param.max {
-        return Err(format!("{key} must be from {} to {}, not {value}", param.min, param.max));
+    let mut parts: Vec<(String, String)> = params_of(spec).iter().map(|(p, v)| (p.key.to_string(), v.to_string())).collect();
+    match parts.iter_mut().find(|(k, _)| k == key) {
+        Some(part) => part.1 = text.trim().to_string(),
+        None => parts.push((key.to_string(), text.trim().to_string())),
     }
-    let parts: Vec<(String, String)> =
-        params.iter().map(|(p, v)| (p.key.to_string(), if p.key == key { value } else { *v }.to_string())).collect();
     Strategy::from_parts(name_of(spec), &parts).map(|s| s.to_string()).map_err(|e| e.to_string())
 }
 
@@ -66,9 +64,9 @@ mod tests {
 
     #[test]
     fn out_of_range_or_non_numbers_are_refused_by_name() {
-        assert_eq!(with_param("window", "exchanges", "0"), Err("exchanges must be from 1 to 1000000, not 0".into()));
-        assert!(with_param("mask", "keep", "three").is_err_and(|e| e.contains("keep must be a whole number")));
-        assert!(with_param("full", "keep", "3").is_err_and(|e| e.contains("no parameter")));
+        assert_eq!(with_param("window", "exchanges", "0"), Err("parameter `exchanges` of `window` must be between 1 and 1000000, got 0".into()));
+        assert!(with_param("mask", "keep", "three").is_err_and(|e| e.contains("`keep`") && e.contains("three")), "{:?}", with_param("mask", "keep", "three"));
+        assert!(with_param("full", "keep", "3").is_err_and(|e| e.contains("`keep`")), "{:?}", with_param("full", "keep", "3"));
         assert!(choices().iter().any(|(name, _)| *name == "graph"));
     }
 }
