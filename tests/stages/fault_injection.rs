@@ -5,53 +5,18 @@
 
 #[path = "../support/mod.rs"]
 mod support;
-use support::arbigraph_binary;
+use support::{arbigraph_binary, scratch, start_fault_server, Killer};
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const SECRET: &str = "sk-fault-test-4f1c9a7e";
 const SAMPLES: usize = 200;
 
-/// A child process killed (by its own handle) when dropped.
-struct Killer(Child);
-
-impl Drop for Killer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn start_server(delay_ms: u32) -> (Killer, u16) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/fault_server.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(["--delay-ms", &delay_ms.to_string(), "--hang-secs", "2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the fault server printed its port in time");
-    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).expect("a PORT line");
-    (Killer(child), port)
-}
-
-fn work_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    start_fault_server(&["--delay-ms", &delay_ms.to_string(), "--hang-secs", "2"])
 }
 
 /// A synthetic baseline dataset with known ground truths.
@@ -116,7 +81,7 @@ fn assert_complete(results: &Value, dataset: &[Value]) {
 
 #[test]
 fn a_flaky_endpoint_loses_no_sample_and_a_killed_run_resumes_to_the_same_results() {
-    let dir = work_dir("fault-injection");
+    let dir = scratch("fault-injection");
     let (dataset_path, dataset) = write_dataset(&dir);
 
     // 1. A full run through every kind of fault.

@@ -7,49 +7,22 @@
 
 #[path = "../support/mod.rs"]
 mod support;
-use support::{arbigraph_binary, scratch};
+use support::{arbigraph_binary, scratch, start_fault_server, Killer};
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The fault mix of the issue, plus a little of every other fault the server knows.
 const MIX: &str = "429=10,500=5,slow=5,truncated=3,drop=3,badjson=1,hang=0.2";
 const KEY_VAR: &str = "ARBIGRAPH_LOAD_TEST_KEY";
 
-/// A child process killed (by its own handle) when dropped.
-struct Killer(Child);
-
-impl Drop for Killer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts the fault server with the mix; slow replies stay well inside the client's timeout, hangs outlast it.
 fn start_server(seed: u64) -> (Killer, u16) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/fault_server.py");
-    let mut child = Command::new("python3")
-        .arg(script)
-        .args(["--mix", MIX, "--seed", &seed.to_string(), "--slow-ms", "300", "--hang-secs", "6"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the fault server printed its port in time");
-    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).expect("a PORT line");
-    (Killer(child), port)
+    start_fault_server(&["--mix", MIX, "--seed", &seed.to_string(), "--slow-ms", "300", "--hang-secs", "6"])
 }
 
 /// `samples` one-step samples whose prompts start with "Case <i>." (the server counts requests per case).

@@ -1,10 +1,12 @@
-//! What the integration tests share: the `arbigraph` binary, the vendored fixtures, scratch directories and free
-//! ports. Used by the fast suite (`tests/it`) and by the slow stages (`tests/stages/*`, included by path), so
+//! What the integration tests share: the `arbigraph` binary, the vendored fixtures, scratch directories, free
+//! ports and the fault-injecting test server. Used by the fast suite (`tests/it`) and by the slow stages (`tests/stages/*`, included by path), so
 //! each binary uses only part of it.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 /// The crate root.
 pub fn root() -> PathBuf {
@@ -72,4 +74,30 @@ pub fn arbigraph(args: &[&str]) -> (i32, String, String) {
 /// A TCP port that was free a moment ago on 127.0.0.1.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// A child process killed (by its own handle) when dropped.
+pub struct Killer(pub Child);
+
+impl Drop for Killer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `tools/fault_server.py` with `args` on a free port and returns it with the port it printed.
+pub fn start_fault_server(args: &[&str]) -> (Killer, u16) {
+    let script = root().join("tools/fault_server.py");
+    let mut child = Command::new("python3").arg(script).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the fault server printed its port in time");
+    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).expect("a PORT line");
+    (Killer(child), port)
 }
