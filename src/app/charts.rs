@@ -15,6 +15,17 @@ const RIGHT: f64 = 12.0;
 const TOP: f64 = 28.0;
 const BOTTOM: f64 = 44.0;
 
+/// A horizontal grid line across the plot at height `y`, labelled on the left.
+fn grid_line(svg: &mut String, y: f64, label: &str) {
+    let _ = write!(
+        svg,
+        r#"<line class="chart-grid" x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}"/><text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="end">{label}</text>"#,
+        WIDTH - RIGHT,
+        LEFT - 6.0,
+        y + 4.0,
+    );
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -43,17 +54,7 @@ pub fn accuracy_chart(by_group: &BTreeMap<(String, String), Accuracy>) -> String
         r#"<svg xmlns="http://www.w3.org/2000/svg" data-testid="accuracy-chart" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Accuracy by topology and family with Wilson 95% intervals">"#
     );
     for tick in 0..=4 {
-        let rate = tick as f64 / 4.0;
-        let _ = write!(
-            svg,
-            r#"<line class="chart-grid" x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="end">{}%</text>"#,
-            WIDTH - RIGHT,
-            y(rate),
-            y(rate),
-            LEFT - 6.0,
-            y(rate) + 4.0,
-            tick * 25
-        );
+        grid_line(&mut svg, y(tick as f64 / 4.0), &format!("{}%", tick * 25));
     }
     let group_w = plot_w / topologies.len().max(1) as f64;
     let bar_w = (group_w * 0.8 / families.len().max(1) as f64).min(48.0);
@@ -147,15 +148,7 @@ pub fn context_curves(runs: &[(String, Vec<f64>)]) -> Option<String> {
     );
     for tick in 0..=4 {
         let v = top * tick as f64 / 4.0;
-        let _ = write!(
-            svg,
-            r#"<line class="chart-grid" x1="{LEFT}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="end">{v:.0}</text>"#,
-            WIDTH - RIGHT,
-            y(v),
-            y(v),
-            LEFT - 6.0,
-            y(v) + 4.0,
-        );
+        grid_line(&mut svg, y(v), &format!("{v:.0}"));
     }
     let step = turns.div_ceil(12).max(1);
     for t in (0..turns).step_by(step) {
