@@ -15,6 +15,7 @@ use super::lod::{visible_nodes, Detail, DrawWindow};
 use super::model::EditorModel;
 use super::viewport::Viewport;
 use crate::engine::graph::{GraphIssue, Node, NodeId, NodeKind, Severity, TaskGraph};
+use crate::engine::render::{escape_svg_text as escape, svg_number as num};
 
 /// Characters of a title line that fit a task box.
 const TITLE_CHARS: usize = 21;
@@ -345,32 +346,6 @@ fn shorten(text: &str, max: usize) -> String {
         s.push('…');
         s
     }
-}
-
-/// A number with at most one decimal (integers without one).
-fn num(x: f64) -> String {
-    let r = (x * 10.0).round() / 10.0;
-    if r == r.trunc() {
-        format!("{}", r as i64)
-    } else {
-        format!("{r:.1}")
-    }
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

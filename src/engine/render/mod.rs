@@ -28,7 +28,7 @@ pub use dot::to_dot;
 pub use layered::{layout, EdgePath, Layout, NodeBox, Point};
 #[cfg(not(target_arch = "wasm32"))]
 pub use layout_rs::to_svg_with_layout_rs;
-pub use svg::to_svg;
+pub use svg::{escape as escape_svg_text, num as svg_number, to_svg};
 
 /// The most nodes `layout` accepts.
 pub const MAX_NODES: usize = 20_000;

@@ -267,7 +267,8 @@ fn slot_label_anchor(points: &[Point], direction: Direction) -> Option<Point> {
 }
 
 /// A coordinate with one decimal, without a trailing `.0`.
-fn num(v: f64) -> String {
+/// A coordinate with at most one decimal (whole numbers without one, never `-0`).
+pub fn num(v: f64) -> String {
     let rounded = (v * 10.0).round() / 10.0;
     let rounded = if rounded == 0.0 { 0.0 } else { rounded };
     if rounded.fract() == 0.0 {
@@ -278,7 +279,7 @@ fn num(v: f64) -> String {
 }
 
 /// Escapes text for SVG element content and attribute values.
-fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
