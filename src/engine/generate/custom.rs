@@ -18,7 +18,7 @@ use crate::engine::graph::{NodeKind, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
-use crate::engine::tasks::{Family, StaticInput, Task, TaskContext, TaskInfo, TaskInstance};
+use crate::engine::tasks::{Family, StaticInput, Task, TaskContext, TaskError, TaskInfo, TaskInstance};
 use crate::engine::value::{Kind, Number, Value};
 
 /// Candidate tries per attempt: a few per task node, plus slack.
@@ -235,7 +235,7 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, run_famili
                             (output, statics, Some((stage, instance)))
                         })
                     } else {
-                        instantiate(task.as_ref(), number, name, value, required, filter, rng).map(|instance| (instance.output, instance.statics, None))
+                        instantiate(task.as_ref(), number, name, value, required, filter, false, rng).map(|instance| (instance.output, instance.statics, None))
                     };
                     match outcome {
                         Ok((output, own_statics, own_kept)) => {
@@ -286,9 +286,9 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, run_famili
 }
 
 impl Compiled<'_> {
-    /// The RNG, task and input of position `j`'s instance, as the search instantiated it.
-    /// The search already filtered the output, so the replay only checks that it is the same.
-    fn replay(&self, j: usize) -> Result<(TaskInstance, String), String> {
+    /// Calls `make` with position `j`'s task, context and RNG exactly as the search instantiated it; returns
+    /// what it made and the input's name.
+    fn again<T>(&self, j: usize, make: impl FnOnce(&dyn Task, &TaskContext<'_>, &mut InstanceRng) -> Result<T, TaskError>) -> Result<(T, String), String> {
         let made = &self.made[j];
         let i = self.order[j];
         let number = j + 1;
@@ -301,9 +301,16 @@ impl Compiled<'_> {
         let mut rng = self.origin.clone();
         rng.seek(u128::from(made.position));
         let ctx = TaskContext { number, input_name: &name, input: &value, output_kind };
-        let instance = task.instantiate(&ctx, &mut rng).map_err(|e| format!("{}: {e} (when instantiated again)", task.info().key))?;
-        if Some(&instance.output) != self.values[i].as_ref() {
-            return Err(format!("{}: instantiated again with a different output", task.info().key));
+        let made = make(task.as_ref(), &ctx, &mut rng).map_err(|e| format!("{}: {e} (when instantiated again)", task.info().key))?;
+        Ok((made, name))
+    }
+
+    /// Position `j`'s instance, made again. The search already filtered the output, so this only checks that
+    /// it is the same.
+    fn replay(&self, j: usize) -> Result<(TaskInstance, String), String> {
+        let (instance, name) = self.again(j, |task, ctx, rng| task.instantiate(ctx, rng))?;
+        if Some(&instance.output) != self.values[self.order[j]].as_ref() {
+            return Err(format!("{}: instantiated again with a different output", self.tasks[usize::from(self.made[j].task)].info().key));
         }
         Ok((instance, name))
     }
@@ -330,11 +337,11 @@ impl Compiled<'_> {
         Ok((stage, instance))
     }
 
-    /// The prompt block of position `j`.
+    /// The prompt block of position `j`: only its text is made again (the search already holds the output).
     fn body(&self, j: usize) -> Result<Cow<'_, Prompt>, String> {
         match self.kept.get(j) {
             Some(Some(kept)) => Ok(Cow::Borrowed(&kept.1.body)),
-            _ => Ok(Cow::Owned(self.replay(j)?.0.body)),
+            _ => Ok(Cow::Owned(self.again(j, |task, ctx, rng| task.body(ctx, rng))?.0)),
         }
     }
 

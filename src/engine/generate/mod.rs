@@ -479,11 +479,13 @@ impl std::fmt::Display for StageProblem {
     }
 }
 
-/// Instantiates one stage and applies `filter` and the required output kind.
-fn instantiate(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<TaskInstance, StageProblem> {
+/// Instantiates one task and applies `filter` and the required output kind. Without `with_body` the instance's body may be empty
+/// (`Task::solve`).
+fn instantiate(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, with_body: bool, rng: &mut InstanceRng) -> Result<TaskInstance, StageProblem> {
     let problem = |reason: String| StageProblem { task: task.info().key.clone(), reason };
     let ctx = TaskContext { number, input_name, input, output_kind };
-    let instance = task.instantiate(&ctx, rng).map_err(|e| problem(e.to_string()))?;
+    let made = if with_body { task.instantiate(&ctx, rng) } else { task.solve(&ctx, rng) };
+    let instance = made.map_err(|e| problem(e.to_string()))?;
     if !filter.accepts(&instance.output, input) {
         return Err(problem(format!("degenerate output {}", short_repr(&instance.output))));
     }
@@ -497,7 +499,7 @@ fn instantiate(task: &dyn Task, number: usize, input_name: &str, input: &Value, 
 
 /// Instantiates one stage and applies `filter`; returns the stage record and its prompt block.
 fn run_stage(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, rng: &mut InstanceRng) -> Result<(Stage, TaskInstance), StageProblem> {
-    let instance = instantiate(task, number, input_name, input, output_kind, filter, rng)?;
+    let instance = instantiate(task, number, input_name, input, output_kind, filter, true, rng)?;
     let stage = Stage {
         number,
         info: task.info().clone(),

@@ -150,4 +150,17 @@ pub trait Task {
 
     /// Builds the prompt block and ground truth for one input. Pure given `rng`'s state.
     fn instantiate(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<TaskInstance, TaskError>;
+
+    /// Only the prompt block `instantiate` would build from the same `rng` state, for writers that already hold
+    /// the output. Tasks whose output costs more than their text override it to skip the solving.
+    fn body(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<Prompt, TaskError> {
+        self.instantiate(ctx, rng).map(|instance| instance.body)
+    }
+
+    /// `instantiate` for searches that keep only the output and statics: the body may be left empty (tasks whose
+    /// text costs as much as their output override it to skip the text). Advances `rng` exactly as
+    /// `instantiate` does.
+    fn solve(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<TaskInstance, TaskError> {
+        self.instantiate(ctx, rng)
+    }
 }

@@ -367,6 +367,28 @@ impl MathTask {
             op,
         }
     }
+
+    /// The input as the operator reads it and the parameters drawn for it: every way of instantiating the task
+    /// starts here, so all of them leave `rng` in the same place.
+    fn draw(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<(Adapted, Params), TaskError> {
+        if ctx.input.kind() != self.op.input.kind() {
+            return Err(TaskError::UnsupportedKind(ctx.input.kind()));
+        }
+        let adapted = self.op.input.adapt(ctx.input)?;
+        let params = self.op.params.draw(&adapted, rng);
+        Ok((adapted, params))
+    }
+
+    /// The prompt block for drawn parameters.
+    fn describe(&self, ctx: &TaskContext<'_>, adapted: &Adapted, params: &Params) -> Prompt {
+        let mut prompt = Prompt::new();
+        prompt.push(Role::Instruction, &format!("Task {}:\n", ctx.number));
+        let local = self.op.input.local_name(ctx.number);
+        self.op.input.describe(&mut prompt, &local, ctx.input_name);
+        let mut body = Body { prompt: &mut prompt, n: ctx.number, x: local };
+        (self.op.describe)(&mut body, adapted, params);
+        prompt
+    }
 }
 
 impl Task for MathTask {
@@ -375,20 +397,23 @@ impl Task for MathTask {
     }
 
     fn instantiate(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<TaskInstance, TaskError> {
-        let op = self.op;
-        if ctx.input.kind() != op.input.kind() {
-            return Err(TaskError::UnsupportedKind(ctx.input.kind()));
-        }
-        let adapted = op.input.adapt(ctx.input)?;
-        let params = op.params.draw(&adapted, rng);
-        let output = (op.compute)(&adapted, &params).map_err(|e| TaskError::Compute(e.to_string()))?;
-        let mut prompt = Prompt::new();
-        prompt.push(Role::Instruction, &format!("Task {}:\n", ctx.number));
-        let local = op.input.local_name(ctx.number);
-        op.input.describe(&mut prompt, &local, ctx.input_name);
-        let mut body = Body { prompt: &mut prompt, n: ctx.number, x: local };
-        (op.describe)(&mut body, &adapted, &params);
-        Ok(TaskInstance { body: prompt, output, statics: Vec::new(), template_index: None, picture: None })
+        let (adapted, params) = self.draw(ctx, rng)?;
+        let output = (self.op.compute)(&adapted, &params).map_err(|e| TaskError::Compute(e.to_string()))?;
+        let body = self.describe(ctx, &adapted, &params);
+        Ok(TaskInstance { body, output, statics: Vec::new(), template_index: None, picture: None })
+    }
+
+    /// The operator's text without its solution.
+    fn body(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<Prompt, TaskError> {
+        let (adapted, params) = self.draw(ctx, rng)?;
+        Ok(self.describe(ctx, &adapted, &params))
+    }
+
+    /// The solution without the operator's text.
+    fn solve(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<TaskInstance, TaskError> {
+        let (adapted, params) = self.draw(ctx, rng)?;
+        let output = (self.op.compute)(&adapted, &params).map_err(|e| TaskError::Compute(e.to_string()))?;
+        Ok(TaskInstance { body: Prompt::new(), output, statics: Vec::new(), template_index: None, picture: None })
     }
 }
 
@@ -435,6 +460,12 @@ mod tests {
                     let Ok(instance) = task.instantiate(&ctx, &mut rng) else { continue };
                     let mut again_rng = InstanceRng::for_instance(seed, &[7, attempt]);
                     assert_eq!(task.instantiate(&ctx, &mut again_rng).as_ref(), Ok(&instance), "{} not deterministic", info.name);
+                    // The text alone and the solution alone are the instance's own, and leave the RNG where it left it.
+                    let mut body_rng = InstanceRng::for_instance(seed, &[7, attempt]);
+                    assert_eq!(task.body(&ctx, &mut body_rng).as_ref(), Ok(&instance.body), "{} body", info.name);
+                    let mut solve_rng = InstanceRng::for_instance(seed, &[7, attempt]);
+                    assert_eq!(task.solve(&ctx, &mut solve_rng).map(|s| s.output).as_ref(), Ok(&instance.output), "{} solve", info.name);
+                    assert_eq!((body_rng.position(), solve_rng.position()), (rng.position(), rng.position()), "{} RNG", info.name);
                     assert_eq!(instance.output.kind(), info.output_kind, "{}", info.name);
                     assert_eq!(Value::from_json(&instance.output.to_json()).as_ref(), Ok(&instance.output), "{} JSON round trip", info.name);
                     let text = instance.body.text();
