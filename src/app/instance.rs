@@ -74,6 +74,49 @@ pub enum PictureSource {
     Missing,
 }
 
+/// One stretch of the prompt drawn as its own block: whole lines, so the stretches stack into the prompt's own
+/// layout, and big enough that a 3,000-piece prompt makes a few dozen of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PromptChunk {
+    /// `(role, text)` pieces, in order.
+    pub pieces: Vec<(String, String)>,
+    /// Lines in the stretch (a first guess at its height before it is laid out).
+    pub lines: usize,
+}
+
+/// Lines after which a stretch ends at the next piece that ends a line.
+const CHUNK_LINES: usize = 40;
+
+/// `text` cut into `(role, piece)` by the roles' character counts (text past the last role is instruction),
+/// then grouped into stretches of about `CHUNK_LINES` lines that end where a piece ends a line. The pieces'
+/// text, in order, is `text` character for character.
+pub fn prompt_chunks(text: &str, roles: &[(String, u32)]) -> Vec<PromptChunk> {
+    let mut chars = text.chars();
+    let mut pieces: Vec<(String, String)> = roles.iter().map(|(role, n)| (role.clone(), chars.by_ref().take(*n as usize).collect())).collect();
+    let rest: String = chars.collect();
+    if !rest.is_empty() {
+        pieces.push(("instruction".into(), rest));
+    }
+    let mut chunks = Vec::new();
+    let mut current = PromptChunk { pieces: Vec::new(), lines: 0 };
+    for (role, piece) in pieces {
+        if piece.is_empty() {
+            continue;
+        }
+        let ends_line = piece.ends_with('\n');
+        current.lines += piece.matches('\n').count();
+        current.pieces.push((role, piece));
+        if ends_line && current.lines >= CHUNK_LINES {
+            chunks.push(std::mem::replace(&mut current, PromptChunk { pieces: Vec::new(), lines: 0 }));
+        }
+    }
+    if !current.pieces.is_empty() {
+        current.lines += 1;
+        chunks.push(current);
+    }
+    chunks
+}
+
 impl PictureView {
     /// The correct path as an SVG `points` attribute, in picture pixels.
     pub fn overlay_points(&self) -> String {
@@ -329,5 +372,32 @@ mod tests {
         let record = json!({"prompt": "p", "images": [file_entry]});
         assert_eq!(pictures_of(&record)[0].source, PictureSource::File("pictures/chain-image.traversal-0-task2.png".into()));
         assert!(pictures_of(&json!({"prompt": "p"})).is_empty(), "a sample without pictures has none");
+    }
+
+    #[test]
+    fn prompt_chunks_keep_the_text_and_roles_and_end_on_whole_lines() {
+        // 300 blocks of three lines, each line in pieces of two roles.
+        let mut text = String::new();
+        let mut roles = Vec::new();
+        for k in 0..300 {
+            for (role, piece) in [("instruction", format!("Task {k}:\n")), ("input_value", format!("x = [{k}, {k}]")), ("instruction", ".\n".to_string()), ("output_name", format!("task_{k}_out\n\n"))] {
+                roles.push((role.to_string(), piece.chars().count() as u32));
+                text.push_str(&piece);
+            }
+        }
+        text.push_str("Answer at the end: é");
+        let chunks = prompt_chunks(&text, &roles);
+        let joined: String = chunks.iter().flat_map(|c| c.pieces.iter().map(|(_, p)| p.as_str())).collect();
+        assert_eq!(joined, text);
+        assert!(chunks.len() > 10 && chunks.len() < 40, "{} chunks", chunks.len());
+        for chunk in &chunks[..chunks.len() - 1] {
+            assert!(chunk.pieces.last().is_some_and(|(_, p)| p.ends_with('\n')), "a chunk ends a line");
+            assert!(chunk.lines >= CHUNK_LINES && chunk.lines < CHUNK_LINES + 4, "{} lines", chunk.lines);
+        }
+        let last = chunks.last().expect("chunks");
+        assert_eq!(last.pieces.last(), Some(&("instruction".to_string(), "Answer at the end: é".to_string())));
+        let outputs = chunks.iter().flat_map(|c| &c.pieces).filter(|(r, _)| r == "output_name").count();
+        assert_eq!(outputs, 300);
+        assert!(prompt_chunks("", &[]).is_empty());
     }
 }

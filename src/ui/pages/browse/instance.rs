@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::app::drawing::Drawing;
-use crate::app::instance::Detail;
+use crate::app::instance::{prompt_chunks, Detail};
 use crate::app::link::{regenerating, Link};
 use crate::ui::common::RoleLegend;
 use crate::ui::state::{AppState, BrowseState, Source};
@@ -28,38 +28,43 @@ fn link_of(browse: BrowseState, detail: &Detail) -> Option<String> {
 
 /// The prompt as coloured spans inside one `<pre>`; the spans' text is the prompt, character for character.
 /// A large graph's prompt has thousands of pieces: they are made as plain elements with text content (never
-/// markup), which keeps opening such an instance within a frame's budget.
+/// markup), grouped into blocks of whole lines that the browser lays out only when they scroll into view, which
+/// keeps opening such an instance within a frame's budget.
 #[component]
 fn Prompt(text: String, roles: Vec<(String, u32)>) -> impl IntoView {
     let pre = NodeRef::<leptos::html::Pre>::new();
-    let pieces = StoredValue::new(split_by_roles(&text, roles));
-    Effect::new(move |_| {
-        let Some(el) = pre.get() else { return };
+    let chunks = StoredValue::new(prompt_chunks(&text, &roles));
+    // Filled in a task of its own, after the rest of the view is on the page.
+    let fill = move || {
+        let Some(el) = pre.get_untracked() else { return };
         let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
         el.set_text_content(None);
-        pieces.with_value(|pieces| {
-            for (role, piece) in pieces {
-                if let Ok(span) = document.create_element("span") {
-                    span.set_class_name(&format!("role-{role}"));
-                    span.set_text_content(Some(piece));
-                    let _ = el.append_child(&span);
+        chunks.with_value(|chunks| {
+            for chunk in chunks {
+                let Ok(block) = document.create_element("span") else { continue };
+                block.set_class_name("prompt-chunk");
+                let _ = block.set_attribute("style", &format!("contain-intrinsic-block-size: auto {:.1}em", chunk.lines as f64 * PROMPT_LINE_EM));
+                for (role, piece) in &chunk.pieces {
+                    if let Ok(span) = document.create_element("span") {
+                        span.set_class_name(&format!("role-{role}"));
+                        span.set_text_content(Some(piece));
+                        let _ = block.append_child(&span);
+                    }
                 }
+                let _ = el.append_child(&block);
             }
         });
+    };
+    Effect::new(move |_| {
+        if pre.get().is_some() {
+            set_timeout(fill, std::time::Duration::ZERO);
+        }
     });
     view! { <pre class="prompt-view instance-prompt" data-testid="prompt" node_ref=pre></pre> }
 }
 
-/// `text` cut into `(role, piece)` by the roles' character counts; text past the last role is instruction.
-fn split_by_roles(text: &str, roles: Vec<(String, u32)>) -> Vec<(String, String)> {
-    let mut chars = text.chars();
-    let mut pieces: Vec<(String, String)> = roles.into_iter().map(|(role, n)| (role, chars.by_ref().take(n as usize).collect())).collect();
-    let rest: String = chars.collect();
-    if !rest.is_empty() {
-        pieces.push(("instruction".into(), rest));
-    }
-    pieces
-}
+/// The prompt's line height in ems (`.instance-prompt` in browse.css).
+const PROMPT_LINE_EM: f64 = 1.4;
 
 /// The instance view of `browse.detail`.
 #[component]
