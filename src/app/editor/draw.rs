@@ -74,6 +74,8 @@ pub fn scene(model: &EditorModel, cx: &DrawContext, window: &DrawWindow) -> Stri
     let by_id = index(graph);
     let mut out = String::with_capacity(256 + visible.len() * 520);
     out.push_str("<g class=\"dg-edges\">");
+    // Zoomed far out, plain edges are one path (a few pixels each, too small to click); marked ones stay apart.
+    let mut bulk = String::new();
     for edge in graph.edges() {
         if is_moving(&edge.source) || is_moving(&edge.destination) {
             continue;
@@ -84,7 +86,17 @@ pub fn scene(model: &EditorModel, cx: &DrawContext, window: &DrawWindow) -> Stri
         let (Some(from), Some(to)) = (by_id.get(&edge.source), by_id.get(&edge.destination)) else { continue };
         let selected = model.selected_edge().is_some_and(|(a, b)| *a == edge.source && *b == edge.destination);
         let slot = if matches!(to.kind, NodeKind::Pack) { edge.slot } else { None };
+        let marked = selected || cx.marks.edges.contains(&(edge.source.clone(), edge.destination.clone()));
+        if window.detail == Detail::Box && !marked {
+            let a = port_point(&node_rect(from, Point::default()), PortSide::Out);
+            let b = port_point(&node_rect(to, Point::default()), PortSide::In);
+            let _ = write!(bulk, "M{} {}L{} {}", num(a.x), num(a.y), num(b.x), num(b.y));
+            continue;
+        }
         write_edge(&mut out, cx, from, to, Point::default(), Point::default(), selected, slot, window.detail);
+    }
+    if !bulk.is_empty() {
+        let _ = write!(out, r#"<path class="de de--bulk" d="{bulk}"/>"#);
     }
     out.push_str("</g><g class=\"dg-nodes\">");
     for &i in &visible {
@@ -236,41 +248,48 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
         Some(Severity::Warning) => class.push_str(" dn--warning"),
         None => {}
     }
+    if look.detail == Detail::Box {
+        class.push_str(" dn--box");
+    }
     class.push_str(look.extra);
     let _ = write!(out, r#"<g class="{}" data-node-id="{}" transform="translate({} {})">"#, class, escape(&node.id.0), num(r.x), num(r.y));
     let (w, h) = (r.width, r.height);
     let radius = if matches!(node.kind, NodeKind::Task(_)) { 9.0 } else { h / 2.0 };
     let _ = write!(out, r#"<rect class="dn-box" width="{}" height="{}" rx="{}"/>"#, num(w), num(h), num(radius));
+    // Zoomed out this far, a box is a few pixels: its family colours the whole box (CSS), and ports too small
+    // to grab are left out, so a thousand nodes stay a thousand plain shapes.
+    if look.detail == Detail::Box {
+        out.push_str("</g>");
+        return;
+    }
     if matches!(node.kind, NodeKind::Task(_)) {
         // The family's colour as a band along the left side, following the rounded corners.
         let _ = write!(out, r#"<path class="dn-band" d="M9 0A9 9 0 0 0 0 9V{}A9 9 0 0 0 9 {}z"/>"#, num(h - 9.0), num(h));
     }
     let (input, output) = crate::engine::render::port_kinds(&node.kind);
-    if look.detail != Detail::Box {
-        let _ = write!(out, "<title>{}</title>", escape(&tooltip(node, cx, mark)));
-        let lines = lines(node, cx.names);
-        let limit = |i: usize| match (&node.kind, i) {
-            (NodeKind::Task(_), 0) => TITLE_CHARS,
-            (NodeKind::Task(_), _) => DETAIL_CHARS,
-            _ => ADAPTER_CHARS,
-        };
-        let shown = if look.detail == Detail::Full { lines.len() } else { 1 };
-        let top = if matches!(node.kind, NodeKind::Task(_)) { 22.0 } else { 19.0 };
-        let left = if matches!(node.kind, NodeKind::Task(_)) { 16.0 } else { w / 2.0 };
-        let anchor = if matches!(node.kind, NodeKind::Task(_)) { "" } else { r#" text-anchor="middle""# };
-        let baseline = |i: usize| if shown == 1 { h / 2.0 + 4.0 } else { top + i as f64 * 16.0 };
-        for (i, line) in lines.iter().take(shown).enumerate() {
-            let class = if i == 0 { "dn-title" } else if i == 1 { "dn-sub" } else { "dn-kinds" };
-            let _ = write!(out, r#"<text class="{class}" x="{}" y="{}"{anchor}>{}</text>"#, num(left), num(baseline(i)), escape(&shorten(line, limit(i))));
-        }
-        if look.detail == Detail::Full && look.is_target {
-            let _ = write!(out, r#"<g class="dn-flag" transform="translate({} -9)"><rect width="52" height="18" rx="9"/><text x="26" y="13" text-anchor="middle">target</text></g>"#, num(w - 62.0));
-        }
-        if let (Detail::Full, Some((severity, messages))) = (look.detail, mark) {
-            let level = if *severity == Severity::Error { "error" } else { "warning" };
-            let count = if messages.len() > 9 { "9+".to_string() } else { messages.len().to_string() };
-            let _ = write!(out, r#"<g class="dn-badge dn-badge--{level}" transform="translate({} 0)"><circle r="9"/><text y="4" text-anchor="middle">{count}</text></g>"#, num(w - 2.0));
-        }
+    let _ = write!(out, "<title>{}</title>", escape(&tooltip(node, cx, mark)));
+    let lines = lines(node, cx.names);
+    let limit = |i: usize| match (&node.kind, i) {
+        (NodeKind::Task(_), 0) => TITLE_CHARS,
+        (NodeKind::Task(_), _) => DETAIL_CHARS,
+        _ => ADAPTER_CHARS,
+    };
+    let shown = if look.detail == Detail::Full { lines.len() } else { 1 };
+    let top = if matches!(node.kind, NodeKind::Task(_)) { 22.0 } else { 19.0 };
+    let left = if matches!(node.kind, NodeKind::Task(_)) { 16.0 } else { w / 2.0 };
+    let anchor = if matches!(node.kind, NodeKind::Task(_)) { "" } else { r#" text-anchor="middle""# };
+    let baseline = |i: usize| if shown == 1 { h / 2.0 + 4.0 } else { top + i as f64 * 16.0 };
+    for (i, line) in lines.iter().take(shown).enumerate() {
+        let class = if i == 0 { "dn-title" } else if i == 1 { "dn-sub" } else { "dn-kinds" };
+        let _ = write!(out, r#"<text class="{class}" x="{}" y="{}"{anchor}>{}</text>"#, num(left), num(baseline(i)), escape(&shorten(line, limit(i))));
+    }
+    if look.detail == Detail::Full && look.is_target {
+        let _ = write!(out, r#"<g class="dn-flag" transform="translate({} -9)"><rect width="52" height="18" rx="9"/><text x="26" y="13" text-anchor="middle">target</text></g>"#, num(w - 62.0));
+    }
+    if let (Detail::Full, Some((severity, messages))) = (look.detail, mark) {
+        let level = if *severity == Severity::Error { "error" } else { "warning" };
+        let count = if messages.len() > 9 { "9+".to_string() } else { messages.len().to_string() };
+        let _ = write!(out, r#"<g class="dn-badge dn-badge--{level}" transform="translate({} 0)"><circle r="9"/><text y="4" text-anchor="middle">{count}</text></g>"#, num(w - 2.0));
     }
     write_port(out, PortSide::In, input, 0.0, h / 2.0);
     write_port(out, PortSide::Out, output, w, h / 2.0);
@@ -444,11 +463,16 @@ mod tests {
         let far = draw(&model);
         assert!(count(&far, "data-node-id=") >= 1000, "zoomed out, every node is in view");
         assert_eq!(count(&far, "<text"), 0, "boxes without text");
+        assert_eq!((count(&far, "data-port="), count(&far, "dn-band")), (0, 0), "nor ports or bands");
+        assert_eq!(count(&far, "dn--box"), count(&far, "data-node-id="), "every box is drawn plain");
+        assert_eq!((count(&far, "data-edge="), count(&far, "de--bulk")), (0, 1), "plain edges are one path");
+        assert_eq!(count(&far, "L"), model.graph().edges().len(), "with every edge in it");
         model.zoom_by(1.0 / model.viewport().zoom);
         let near = draw(&model);
         let drawn = count(&near, "data-node-id=");
         assert!(drawn > 0 && drawn < 300, "{drawn} nodes drawn at 100 %");
         assert!(near.contains("dn-title"));
+        assert!(count(&near, "data-port=") >= 2 * drawn - 2 && !near.contains("dn--box"), "ports come back when they can be grabbed");
         assert!(model.graph().nodes().len() > LOD_THRESHOLD);
     }
 
