@@ -280,6 +280,61 @@ test('generate from the canvas opens the samples in the instance browser', async
   assert.deepEqual(errors, []);
 });
 
+test('an image task takes its picture settings from the inspector: saved with the graph, undoable, used when generating', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector(CANVAS);
+  await clear(page);
+  await drag(page, await center(page, '[data-testid="palette-task"][data-family="image"]'), await onCanvas(page, 0.4, 0.4), 15);
+  await page.waitForSelector(node('task_1'));
+  await page.click(node('task_1'));
+  await page.waitForSelector('[data-testid="picture-settings"]');
+  const value = (key) => page.inputValue(`[data-testid="picture-param"][data-key="${key}"]`);
+  assert.equal(await page.inputValue('[data-testid="picture-difficulty"]'), 'reference');
+  assert.equal(await value('num_paths'), '8');
+
+  // A level fills every field; a value out of range is refused beside its field and changes nothing.
+  await page.selectOption('[data-testid="picture-difficulty"]', 'easy');
+  await page.waitForFunction(() => document.querySelector('[data-testid="picture-param"][data-key="num_paths"]').value === '4');
+  assert.equal(await value('nodes_per_path'), '4');
+  await page.fill('[data-testid="picture-param"][data-key="num_paths"]', '99');
+  await page.locator('[data-testid="picture-param"][data-key="num_paths"]').dispatchEvent('change');
+  assert.match(await page.textContent('[data-testid="picture-param-error"]'), /num_paths must be between 2 and 16, got 99/);
+  await page.fill('[data-testid="picture-param"][data-key="num_paths"]', '5');
+  await page.locator('[data-testid="picture-param"][data-key="num_paths"]').dispatchEvent('change');
+  await page.waitForFunction(() => document.querySelector('[data-testid="picture-difficulty"]').value === 'custom');
+  assert.equal(await page.locator('[data-testid="picture-param-error"]').count(), 0, 'the error goes with the next good value');
+
+  // A combination that cannot be drawn is kept and reported until it is undone.
+  await page.fill('[data-testid="picture-param"][data-key="height"]', '300');
+  await page.locator('[data-testid="picture-param"][data-key="height"]').dispatchEvent('change');
+  await page.waitForSelector('[data-testid="picture-infeasible"]');
+  assert.match(await page.textContent('[data-testid="issues"]'), /image parameters: 5 paths do not fit in a height of 300 pixels/);
+  await page.locator('[data-testid="picture-infeasible"]').scrollIntoViewIfNeeded();
+  await shoot(page, 'pictures', 'light');
+  await shoot(page, 'pictures', 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.click('[data-testid="undo"]');
+  await page.waitForSelector('[data-testid="picture-infeasible"]', { state: 'detached' });
+  assert.equal(await value('height'), '1400');
+
+  // Saved in the file, where the CLI reads them too.
+  const { text } = await exportJson(page, 'pictures.json');
+  const saved = JSON.parse(text).graph.image_params;
+  assert.equal(saved.num_paths, 5);
+  assert.equal(saved.nodes_per_path, 4);
+
+  // Generated with them: the picture has 5 paths of 4 nodes.
+  await page.click('[data-testid="generate"]');
+  await page.waitForFunction(() => location.hash.startsWith('#/browse'));
+  await page.locator('[data-testid="instance-row"]').first().click();
+  await page.waitForSelector('[data-testid="prompt"]');
+  const prompt = await page.textContent('[data-testid="prompt"]');
+  assert.match(prompt, /shows 5 paths/);
+  assert.match(prompt, /chain of 4 circles/);
+  assert.deepEqual(errors, []);
+});
+
 test('pasting the 325-node example draws it without a main-thread task over 100 ms', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);

@@ -20,7 +20,7 @@ use crate::engine::generate::{self, GenerateConfig, Sample, Topology};
 use crate::engine::graph::{self, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::render::{self, RenderOptions};
-use crate::engine::tasks::registry::Registry;
+use crate::engine::tasks::registry::{builtin_with, Registry};
 use crate::app::editor::{import, tidy};
 use crate::engine::tasks::Task;
 
@@ -136,6 +136,14 @@ pub fn config_of(form: &GenerateForm, graph: Option<&str>, registry: &Registry) 
         return Err("choose at least one family".into());
     }
     Ok(config)
+}
+
+/// The registry a run's custom graph asks for with its own picture parameters, if it sets them.
+fn registry_for(configs: &[GenerateConfig]) -> Option<Registry> {
+    configs.iter().find_map(|c| match &c.topology {
+        Topology::Custom(valid) => valid.graph().image_params().map(|params| builtin_with(*params)),
+        _ => None,
+    })
 }
 
 /// A designer graph opened (and, with `arrange`, laid out anew).
@@ -260,6 +268,8 @@ enum Work {
 pub struct Job {
     id: u64,
     work: Work,
+    /// The registry of a custom graph that sets its own picture parameters (else the worker's is used).
+    own_registry: Option<Registry>,
     finished: bool,
     /// Units per slice, adapted to the time slices take.
     units: usize,
@@ -269,21 +279,25 @@ impl Job {
     /// Prepares a job; a request that cannot start (a bad form, a broken graph) is reported as `Failed`.
     pub fn new(id: u64, request: JobRequest, registry: &Registry, store: &mut Store) -> Result<Job, Box<FromWorker>> {
         let failed = |message: String| Box::new(FromWorker::Failed { id, message, location: None });
+        let mut own_registry = None;
         let work = match request {
             JobRequest::Generate { dataset, form, graph } => {
                 let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                let cursor = Cursor::new(configs, registry).map_err(failed)?;
+                own_registry = registry_for(&configs);
+                let cursor = Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?;
                 let summary = (cursor.runs.len() == 1).then(|| summary_of(&cursor.runs[0].config));
                 store.create(&dataset, summary, cursor.total);
                 Work::Generate { dataset, cursor }
             }
             JobRequest::GenerateOne { dataset, form, graph, target, sample } => {
                 let config = config_of(&form, graph.as_deref(), registry).map_err(failed)?;
+                own_registry = registry_for(std::slice::from_ref(&config));
                 Work::One { dataset, config: Box::new(config), target, sample }
             }
             JobRequest::Export { form, graph, format } => {
                 let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                Work::Export { cursor: Cursor::new(configs, registry).map_err(failed)?, format, made: Vec::new() }
+                own_registry = registry_for(&configs);
+                Work::Export { cursor: Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?, format, made: Vec::new() }
             }
             JobRequest::OpenFile { dataset, name, text } => Work::Open { dataset, name, text, read: None, done: 0, total: 0 },
             JobRequest::LoadShard { dataset, name, first, total, summary, text } => Work::Shard { dataset, name, first, total, summary, text },
@@ -294,7 +308,7 @@ impl Job {
             JobRequest::ParseJson { name, text } => Work::Parse { name, text },
             JobRequest::OpenGraph { name, text, arrange } => Work::OpenGraph { name, text, arrange },
         };
-        Ok(Job { id, work, finished: false, units: 4 })
+        Ok(Job { id, work, own_registry, finished: false, units: 4 })
     }
 
     /// The job's id.
@@ -336,6 +350,7 @@ impl Job {
         }
         let id = self.id;
         let units = self.units.max(1);
+        let registry = self.own_registry.as_ref().unwrap_or(registry);
         let out = match &mut self.work {
             Work::Generate { dataset, cursor } => generate_slice(id, dataset, cursor, units, registry, store),
             Work::One { dataset, config, target, sample } => match generate::generate_sample(config, registry, *target, *sample) {
@@ -648,6 +663,26 @@ mod tests {
         let mut parse = Job::new(5, JobRequest::ParseJson { name: "x.json".into(), text: "{\n  \"a\": ,\n}".into() }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
         let Some(FromWorker::Failed { location, .. }) = parse.step(&registry, &mut store).into_iter().next() else { panic!("must fail") };
         assert_eq!(location.as_deref(), Some("x.json:2:8"));
+    }
+
+    #[test]
+    fn a_graph_with_its_own_picture_parameters_draws_its_pictures_with_them() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let graph = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "p", "image_params": {"num_paths": 5, "nodes_per_path": 4, "width": 1000, "height": 800}},
+            "nodes": [{"id": "p", "kind": "task", "family": "image", "input_kind": "scalar", "output_kind": "list"}], "edges": []}"#;
+        let form = GenerateForm { family: "image".into(), samples_per_target: 2, ..GenerateForm::default() };
+        let messages = start(JobRequest::Generate { dataset: "g".into(), form, graph: Some(graph.into()) }, &registry, &mut store);
+        assert_eq!(rows(&messages).len(), 2);
+        for i in 0..2 {
+            let detail = store.detail("g", i).unwrap();
+            assert!(detail.prompt.contains("shows 5 paths"), "{}", detail.prompt);
+            assert_eq!(detail.pictures.iter().map(|p| (p.width, p.height)).collect::<Vec<_>>(), vec![(1000.0, 800.0)]);
+        }
+        let plain = graph.replace(r#", "image_params": {"num_paths": 5, "nodes_per_path": 4, "width": 1000, "height": 800}"#, "");
+        let form = GenerateForm { family: "image".into(), samples_per_target: 1, ..GenerateForm::default() };
+        start(JobRequest::Generate { dataset: "h".into(), form, graph: Some(plain) }, &registry, &mut store);
+        assert!(store.detail("h", 0).unwrap().prompt.contains("shows 8 paths"), "without them, the reference's");
     }
 
     #[test]

@@ -65,3 +65,30 @@ fn generated_files_inspect_clean_and_graphs_render() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
     assert!(std::fs::read_to_string(&dot).unwrap().contains("rankdir=TB"));
 }
+
+#[test]
+fn a_graph_files_picture_parameters_are_used_and_flags_change_them() {
+    let graph = temp("pictures.json", r#"{"directed": true, "multigraph": false,
+        "graph": {"target_node": "p", "image_params": {"num_paths": 5, "nodes_per_path": 4, "width": 1000, "height": 800}},
+        "nodes": [{"id": "m", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"},
+                  {"id": "p", "kind": "task", "family": "image", "input_kind": "scalar", "output_kind": "list"}],
+        "edges": [{"source": "m", "destination": "p"}]}"#);
+    let graph = graph.to_str().unwrap();
+    let out = temp("pictures-out.json", "");
+    let out = out.to_str().unwrap();
+    let paths_drawn = |extra: &[&str]| {
+        let mut args = vec!["generate", "--topology", "custom", "--graph", graph, "--family", "math,image", "--samples-per-target", "1", "-o", out];
+        args.extend_from_slice(extra);
+        let (code, _, err) = arbigraph(&args);
+        assert_eq!(code, 0, "{err}");
+        let dataset: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+        let params = &dataset["summary"]["image_params"];
+        (params["num_paths"].as_u64(), params["nodes_per_path"].as_u64(), dataset["samples"][0]["prompt"].as_str().unwrap().contains("shows 5 paths"))
+    };
+    assert_eq!(paths_drawn(&[]), (Some(5), Some(4), true), "the file's own parameters");
+    assert_eq!(paths_drawn(&["--image-paths", "6"]), (Some(6), Some(4), false), "a flag changes one of them");
+    let infeasible = temp("infeasible.json", &std::fs::read_to_string(graph).unwrap().replace(r#""height": 800"#, r#""height": 300"#));
+    let (code, _, err) = arbigraph(&["generate", "--topology", "custom", "--graph", infeasible.to_str().unwrap(), "--family", "image", "-o", out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("image parameters: 5 paths do not fit in a height of 300 pixels"), "{err}");
+}

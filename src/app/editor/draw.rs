@@ -159,7 +159,7 @@ pub fn overlay(model: &EditorModel, cx: &DrawContext) -> String {
         }
         Gesture::Placing { item, cursor: Some(at) } => {
             let (id, kind) = match item {
-                PaletteItem::Task(family) => ("new task", NodeKind::Task(crate::engine::graph::TaskNode { family: family.clone(), task_id: None, input_kind: Some("scalar".into()), output_kind: Some("scalar".into()) })),
+                PaletteItem::Task(family) => ("new task", NodeKind::Task(super::model::new_task(family))),
                 PaletteItem::Pick => ("new pick", NodeKind::Pick { index: 0 }),
                 PaletteItem::Pack => ("new pack", NodeKind::Pack),
             };

@@ -8,7 +8,8 @@
 //! - `history`: undo and redo with coalescing; `clipboard`: copy and paste as node-link JSON;
 //! - `tidy`: layered placement; `presets`: graphs to start from; `share`: graphs in links;
 //! - `import`: opening files; `lod`: what to draw of a big graph; `draw`: the SVG markup of the canvas;
-//! - `keys`: shortcuts; `catalog`: the registry's tasks as the inspector lists them; `recent`: saved graphs.
+//! - `keys`: shortcuts; `catalog`: the registry's tasks as the inspector lists them; `recent`: saved graphs;
+//! - `pictures`: the picture parameters of the graph's image tasks, as the inspector edits them.
 
 pub mod catalog;
 pub mod clipboard;
@@ -21,6 +22,7 @@ pub mod import;
 pub mod keys;
 pub mod lod;
 pub mod model;
+pub mod pictures;
 pub mod presets;
 pub mod recent;
 pub mod share;

@@ -86,7 +86,21 @@ fn peak_kib() -> Option<u64> {
 }
 
 fn build(args: &Args) -> Result<ExitCode, String> {
-    let registry = builtin_with(args.image.params()?);
+    // A custom graph is read first: its own picture parameters are the base the flags change.
+    let parsed = match (args.topology.as_str(), &args.graph) {
+        ("custom", Some(path)) => {
+            // Read straight from the buffered file: a million-node graph is never held as text or as a JSON tree.
+            let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let parsed = graph::from_json_reader(std::io::BufReader::new(file)).map_err(|errors| {
+                let lines: Vec<String> = errors.iter().map(|e| format!("  {}: {e}", path.display())).collect();
+                format!("{} is not a valid graph file:\n{}", path.display(), lines.join("\n"))
+            })?;
+            Some((path, parsed))
+        }
+        _ => None,
+    };
+    let base = parsed.as_ref().and_then(|(_, g)| g.image_params().copied()).unwrap_or_default();
+    let registry = builtin_with(args.image.params_over(base)?);
     let mut families: Vec<Family> = Vec::new();
     for name in args.family.split(',').map(str::trim) {
         let named = match name {
@@ -113,13 +127,7 @@ fn build(args: &Args) -> Result<ExitCode, String> {
             Topology::Multichain(parse_structure(&text).map_err(|e| format!("--structure {text:?}: {e}"))?)
         }
         "custom" => {
-            let path = args.graph.as_ref().ok_or("--topology custom needs --graph FILE")?;
-            // Read straight from the buffered file: a million-node graph is never held as text or as a JSON tree.
-            let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let parsed = graph::from_json_reader(std::io::BufReader::new(file)).map_err(|errors| {
-                let lines: Vec<String> = errors.iter().map(|e| format!("  {}: {e}", path.display())).collect();
-                format!("{} is not a valid graph file:\n{}", path.display(), lines.join("\n"))
-            })?;
+            let (path, parsed) = parsed.ok_or("--topology custom needs --graph FILE")?;
             let valid = ValidGraph::new(parsed, &registry).map_err(|issues| {
                 let lines: Vec<String> = issues.iter().map(|i| format!("  {i}")).collect();
                 format!("{} has {} problem(s):\n{}", path.display(), issues.len(), lines.join("\n"))

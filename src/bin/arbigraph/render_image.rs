@@ -42,7 +42,12 @@ pub struct ImageArgs {
 impl ImageArgs {
     /// The parameters, checked as a whole.
     pub fn params(&self) -> Result<ImageParams, String> {
-        let mut params = ImageParams::default();
+        self.params_over(ImageParams::default())
+    }
+
+    /// `base` (for instance a graph file's own parameters) with the flags given on top, checked as a whole.
+    pub fn params_over(&self, base: ImageParams) -> Result<ImageParams, String> {
+        let mut params = base;
         let flags = [
             ("num_paths", self.image_paths),
             ("nodes_per_path", self.image_nodes_per_path),

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::{Edge, Node, NodeId, NodeKind, TaskGraph, TaskNode};
+use crate::engine::tasks::image::ImageParams;
 
 /// One change to a graph.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +34,9 @@ pub enum GraphEdit {
     Batch(Vec<GraphEdit>),
     /// Replaces the whole graph (an import or a preset); it is taken as it is, problems and all.
     Replace(Box<TaskGraph>),
+    /// Sets (or, with `None`, clears) the picture parameters of the graph's image tasks. Ranges are the
+    /// caller's to check; validation reports a combination that cannot be drawn.
+    SetImageParams(Option<ImageParams>),
 }
 
 /// Why an edit was refused.
@@ -69,6 +73,7 @@ enum Step {
     Truncate { nodes: usize, edges: usize },
     RestoreEdges(Vec<Edge>),
     SetTarget(Option<NodeId>),
+    SetImageParams(Option<ImageParams>),
     SetKind { index: usize, kind: NodeKind },
     SetPosition { index: usize, position: Option<(f64, f64)> },
     Batch(Vec<Step>),
@@ -226,6 +231,7 @@ impl TaskGraph {
                 Step::Batch(done)
             }
             GraphEdit::Replace(graph) => Step::Replace(Box::new(std::mem::replace(self, *graph))),
+            GraphEdit::SetImageParams(params) => Step::SetImageParams(std::mem::replace(&mut self.image, params)),
         })
     }
 
@@ -252,6 +258,7 @@ impl TaskGraph {
             }
             Step::RestoreEdges(edges) => self.edges = edges,
             Step::SetTarget(target) => self.target = target,
+            Step::SetImageParams(params) => self.image = params,
             Step::SetKind { index, kind } => {
                 if let Some(node) = self.nodes.get_mut(index) {
                     node.kind = kind;
@@ -432,6 +439,8 @@ mod tests {
         check_revert(GraphEdit::Move { id: id("a"), x: 1.0, y: 2.0 }, |g| g.nodes[0].position == Some((1.0, 2.0)));
         check_revert(GraphEdit::Move { id: id("b"), x: 1.0, y: 2.0 }, |g| g.nodes[1].position == Some((1.0, 2.0)));
         check_revert(GraphEdit::Replace(Box::new(TaskGraph::new())), |g| g.nodes.is_empty());
+        let hard = ImageParams { num_paths: 12, ..ImageParams::default() };
+        check_revert(GraphEdit::SetImageParams(Some(hard)), |g| g.image_params().map(|p| p.num_paths) == Some(12));
         let pasted = chain();
         let renamed = |n: &NodeId| NodeId(format!("{n}2"));
         let nodes = pasted.nodes.iter().map(|n| Node { id: renamed(&n.id), ..n.clone() }).collect();

@@ -16,6 +16,7 @@ pub use node_link::{from_json, from_json_reader, from_json_str, to_json, write_j
 pub use random::{random_dag, RandomGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
 
+use crate::engine::tasks::image::ImageParams;
 use crate::engine::tasks::Family;
 use crate::engine::value::Kind;
 
@@ -119,6 +120,9 @@ pub struct TaskGraph {
     directed: bool,
     /// The file's `multigraph` flag (must be false).
     multigraph: bool,
+    /// How the pictures of this graph's image tasks are drawn (`graph.image_params` in the file); `None` keeps
+    /// the run's parameters.
+    image: Option<ImageParams>,
 }
 
 impl TaskGraph {
@@ -130,7 +134,7 @@ impl TaskGraph {
     /// A directed graph of the given nodes and edges, unchecked (like a parsed file: validation reports its
     /// problems). For builders that make whole graphs at once, where one `apply` per node would be quadratic.
     pub fn from_parts(nodes: Vec<Node>, edges: Vec<Edge>, target: Option<NodeId>) -> TaskGraph {
-        TaskGraph { nodes, edges, target, directed: true, multigraph: false }
+        TaskGraph { nodes, edges, target, directed: true, multigraph: false, image: None }
     }
 
     /// The nodes, in file order.
@@ -146,6 +150,11 @@ impl TaskGraph {
     /// The graded node, if one is set.
     pub fn target(&self) -> Option<&NodeId> {
         self.target.as_ref()
+    }
+
+    /// The graph's own picture parameters for its image tasks, if it sets them.
+    pub fn image_params(&self) -> Option<&ImageParams> {
+        self.image.as_ref()
     }
 
     /// The file's `directed` flag (validation requires true).

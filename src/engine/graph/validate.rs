@@ -178,6 +178,7 @@ impl Wiring {
 fn check(graph: &TaskGraph, registry: &Registry, warnings: bool) -> Checked {
     let mut report = Report::default();
     check_shape(graph, &mut report);
+    check_image_params(graph, warnings, &mut report);
     let index = index_ids(graph, &mut report);
     let wiring = wire(graph, &index, &mut report);
     let target = resolve_target(graph, &index, &mut report);
@@ -205,6 +206,18 @@ fn check_shape(graph: &TaskGraph, report: &mut Report) {
     }
     if n > MAX_NODES {
         report.error(None, format!("the graph has {n} nodes; at most {MAX_NODES} are supported"));
+    }
+}
+
+/// The graph's picture parameters can be drawn; with `warnings`, a note when no node can use them.
+fn check_image_params(graph: &TaskGraph, warnings: bool, report: &mut Report) {
+    let Some(params) = &graph.image else { return };
+    if let Err(e) = params.check() {
+        report.error(None, format!("image parameters: {e}"));
+    }
+    let drawable = graph.nodes.iter().any(|n| matches!(&n.kind, NodeKind::Task(t) if t.family == "image" || t.family == "any"));
+    if warnings && !drawable {
+        report.issues.push(GraphIssue { node: None, severity: Severity::Warning, message: "image parameters are set, but no task of family image or any can use them".into() });
     }
 }
 
@@ -541,5 +554,20 @@ mod tests {
         assert!(issues.iter().any(|i| i.severity == Severity::Warning && i.node == Some(NodeId("x".into()))), "{issues:?}");
         assert!(issues.iter().any(|i| i.severity == Severity::Error && i.message.contains("unknown family")));
     }
-}
 
+    #[test]
+    fn picture_parameters_must_be_drawable_and_usable() {
+        let registry = crate::engine::tasks::registry::builtin();
+        let text = |params: &str, family: &str| {
+            format!(
+                r#"{{"graph": {{"target_node": "p", "image_params": {params}}}, "nodes": [
+                    {{"id": "p", "kind": "task", "family": "{family}", "input_kind": "scalar", "output_kind": "list"}}], "edges": []}}"#
+            )
+        };
+        assert!(ValidGraph::new(graph(&text(r#"{"num_paths": 4}"#, "image")), &registry).is_ok());
+        let issues = ValidGraph::new(graph(&text(r#"{"num_paths": 16, "height": 300}"#, "image")), &registry).unwrap_err();
+        assert!(issues.iter().any(|i| i.severity == Severity::Error && i.node.is_none() && i.message == "image parameters: 16 paths do not fit in a height of 300 pixels"), "{issues:?}");
+        let issues = graph(&text(r#"{"num_paths": 4}"#, "math")).issues(&registry);
+        assert!(issues.iter().any(|i| i.severity == Severity::Warning && i.message.contains("no task of family image")), "{issues:?}");
+    }
+}

@@ -17,6 +17,7 @@ use super::keys::{command_for, Command, KeyInput};
 use super::tidy;
 use super::viewport::Viewport;
 use crate::engine::graph::{EditError, GraphEdit, Node, NodeId, NodeKind, TaskGraph, TaskNode};
+use crate::engine::tasks::image::ImageParams;
 
 /// Grid spacing for snapping (world units).
 pub const GRID: f64 = 24.0;
@@ -94,6 +95,13 @@ impl Default for EditorModel {
     fn default() -> EditorModel {
         EditorModel::new(TaskGraph::new())
     }
+}
+
+/// A task as the palette places it: the kinds most of its family's tasks have (scalar in and out; a picture
+/// task reads a scalar and lists the numbers on a path).
+pub fn new_task(family: &str) -> TaskNode {
+    let output = if family == "image" { "list" } else { "scalar" };
+    TaskNode { family: family.to_string(), task_id: None, input_kind: Some("scalar".into()), output_kind: Some(output.into()) }
 }
 
 impl EditorModel {
@@ -254,10 +262,7 @@ impl EditorModel {
     pub fn add_node(&mut self, item: &PaletteItem, at: Point, time_ms: f64) -> Result<NodeId, EditError> {
         let at = self.snap_point(at);
         let (prefix, kind) = match item {
-            PaletteItem::Task(family) => (
-                "task",
-                NodeKind::Task(TaskNode { family: family.clone(), task_id: None, input_kind: Some("scalar".into()), output_kind: Some("scalar".into()) }),
-            ),
+            PaletteItem::Task(family) => ("task", NodeKind::Task(new_task(family))),
             PaletteItem::Pick => ("pick", NodeKind::Pick { index: 0 }),
             PaletteItem::Pack => ("pack", NodeKind::Pack),
         };
@@ -323,6 +328,13 @@ impl EditorModel {
     /// Changes a pick adapter's index; edits of one node in a row coalesce.
     pub fn set_pick_index(&mut self, id: &NodeId, index: i64, time_ms: f64) -> Result<(), EditError> {
         self.apply(&format!("edit {id}"), GraphEdit::SetPickIndex { id: id.clone(), index }, Some(&format!("pick {id}")), time_ms)
+    }
+
+    /// Sets (or, with `None`, clears) the picture parameters of the graph's image tasks. Typing in the field
+    /// `field` coalesces into one undo step.
+    pub fn set_image_params(&mut self, params: Option<ImageParams>, field: Option<&str>, time_ms: f64) -> Result<(), EditError> {
+        let key = field.map(|f| format!("pictures {f}"));
+        self.apply("change the picture parameters", GraphEdit::SetImageParams(params), key.as_deref(), time_ms)
     }
 
     /// Arranges the graph with the layered layout, as one step, and fits the view.
@@ -584,6 +596,40 @@ mod tests {
             model.redo();
         }
         assert_eq!(model.graph().edges().len(), 2);
+    }
+
+    #[test]
+    fn every_family_from_the_palette_is_a_valid_graph_on_its_own() {
+        let registry = crate::engine::tasks::registry::builtin();
+        for family in ["math", "gsm", "python", "image"] {
+            let mut model = editor();
+            place(&mut model, family, 300.0, 200.0);
+            let errors: Vec<String> = model.graph().issues(&registry).into_iter().filter(|i| i.severity == crate::engine::graph::Severity::Error).map(|i| i.to_string()).collect();
+            assert!(errors.is_empty(), "{family}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn picture_parameters_are_one_undo_step_per_field_typed_into() {
+        let mut model = three_task_chain();
+        let steps = model.history_lengths().0;
+        let mut params = ImageParams::default();
+        for (k, paths) in [5, 6, 7].into_iter().enumerate() {
+            params.num_paths = paths;
+            model.set_image_params(Some(params), Some("num_paths"), 100.0 * k as f64).unwrap();
+        }
+        assert_eq!(model.graph().image_params().map(|p| p.num_paths), Some(7));
+        assert_eq!(model.history_lengths().0, steps + 1, "typing into one field coalesces");
+        params.height = 1000;
+        model.set_image_params(Some(params), Some("height"), 400.0).unwrap();
+        assert_eq!(model.history_lengths().0, steps + 2, "another field is another step");
+        model.undo();
+        assert_eq!(model.graph().image_params().map(|p| (p.num_paths, p.height)), Some((7, 1400)));
+        model.undo();
+        assert_eq!(model.graph().image_params(), None);
+        model.redo();
+        model.set_image_params(None, None, 900.0).unwrap();
+        assert_eq!(model.graph().image_params(), None, "reset to the run's parameters");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value as Json};
 
 use super::{Edge, Node, NodeId, NodeKind, TaskGraph, TaskNode};
+use crate::engine::tasks::image::ImageParams;
 
 mod stream;
 mod write;
@@ -155,6 +156,12 @@ fn assemble(directed: Option<&Json>, multigraph: Option<&Json>, attrs: Option<&J
         Json::Number(n) => Some(NodeId(n.to_string())),
         _ => None,
     });
+    if let Some(params) = graph_attrs.and_then(|g| g.get("image_params")) {
+        match ImageParams::from_json(params) {
+            Ok(params) => graph.image = Some(params),
+            Err(e) => errors.push(shape("$.graph.image_params", &e.to_string())),
+        }
+    }
     match nodes {
         None | Some(List::NotAList) => errors.push(shape("$.nodes", "missing or not a list")),
         Some(List::Items(read)) => {
@@ -235,6 +242,29 @@ mod tests {
             "edges": [{"source": "s", "destination": "p"}, {"source": "p", "destination": "k", "slot": 0}, {"source": "k", "destination": "t"}]}"#;
         let graph = from_json_str(text).expect("valid");
         assert_eq!(from_json(&to_json(&graph)).expect("round trip"), graph);
+        assert_eq!(graph.image, None, "no picture parameters unless the file sets them");
+        let with_params = text.replace(r#""graph": {"target_node": "t"}"#, r#""graph": {"target_node": "t", "image_params": {"num_paths": 5, "numbering": "shuffled"}}"#);
+        let graph = from_json_str(&with_params).expect("valid");
+        let params = graph.image.expect("read");
+        assert_eq!((params.num_paths, params.nodes_per_path, params.numbering), (5, 6, crate::engine::tasks::image::Numbering::Shuffled));
+        assert_eq!(from_json(&to_json(&graph)).expect("round trip"), graph);
+    }
+
+    #[test]
+    fn bad_picture_parameters_are_refused_where_they_are() {
+        for (params, message) in [
+            (r#"{"num_paths": 99}"#, "num_paths must be between 2 and 16, got 99"),
+            (r#"{"paths": 4}"#, "unknown image parameter `paths`"),
+            (r#"{"width": "wide"}"#, "width must be a whole number"),
+            (r#"{"numbering": "random"}"#, "unknown numbering"),
+            (r#"[8]"#, "expected an object of image parameters"),
+        ] {
+            let text = format!(r#"{{"graph": {{"image_params": {params}}}, "nodes": [{{"id": "a", "kind": "task", "family": "image"}}], "edges": []}}"#);
+            let errors: Vec<String> = from_json_str(&text).unwrap_err().iter().map(|e| e.to_string()).collect();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].starts_with("$.graph.image_params: ") && errors[0].contains(message), "{errors:?}");
+            assert_eq!(from_json_reader(text.as_bytes()).map_err(|e| e.len()), Err(1), "the streamed reader agrees");
+        }
     }
 
     #[test]
@@ -305,11 +335,16 @@ mod tests {
         let mut text = String::new();
         write_json(&graph, &mut text).expect("a string accepts everything");
         assert_eq!(text, to_json(&graph).to_string());
+        graph.image = Some(crate::engine::tasks::image::ImageParams { perturbation: 0, ..Default::default() });
+        let mut text = String::new();
+        write_json(&graph, &mut text).expect("a string accepts everything");
+        assert_eq!(text, to_json(&graph).to_string());
         graph.target = None;
         graph.nodes[0].position = Some((f64::NAN, 1.0));
         let mut text = String::new();
         write_json(&graph, &mut text).expect("a string accepts everything");
         assert_eq!(text, to_json(&graph).to_string());
+        assert!(text.contains(r#""graph":{"image_params":{"num_paths":8,"#), "{text}");
     }
 
     #[test]

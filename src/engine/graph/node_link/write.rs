@@ -13,9 +13,14 @@ pub fn write_json(graph: &TaskGraph, out: &mut impl std::fmt::Write) -> std::fmt
     out.write_str(",\"multigraph\":")?;
     out.write_str(if graph.multigraph { "true" } else { "false" })?;
     out.write_str(",\"graph\":{")?;
+    // Keys in the order `to_json` inserts them.
     if let Some(target) = &graph.target {
         out.write_str("\"target_node\":")?;
         write_json_string(out, &target.0)?;
+    }
+    if let Some(params) = &graph.image {
+        let comma = if graph.target.is_some() { "," } else { "" };
+        write!(out, "{comma}\"image_params\":{}", params.to_json())?;
     }
     out.write_str("},\"nodes\":[")?;
     for (i, node) in graph.nodes.iter().enumerate() {
@@ -196,6 +201,9 @@ pub fn to_json(graph: &TaskGraph) -> Json {
     let mut graph_attrs = Map::new();
     if let Some(target) = &graph.target {
         graph_attrs.insert("target_node".into(), json!(target.0));
+    }
+    if let Some(params) = &graph.image {
+        graph_attrs.insert("image_params".into(), params.to_json());
     }
     json!({
         "directed": graph.directed,

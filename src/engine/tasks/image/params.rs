@@ -115,6 +115,10 @@ pub enum ImageParamError {
     Numbering(String),
     #[error("{0}")]
     Infeasible(String),
+    #[error("{0} must be a whole number")]
+    NotANumber(String),
+    #[error("expected an object of image parameters")]
+    NotAnObject,
 }
 
 impl ImageParams {
@@ -205,6 +209,26 @@ impl ImageParams {
     }
 
     /// The parameters as a JSON object (every [`ParamSpec`] name, plus `numbering`).
+    /// Reads [`ImageParams::to_json`]: keys left out keep their defaults; ranges are checked, the combination
+    /// is not (see [`ImageParams::check`]).
+    pub fn from_json(value: &serde_json::Value) -> Result<ImageParams, ImageParamError> {
+        let object = value.as_object().ok_or(ImageParamError::NotAnObject)?;
+        let mut params = ImageParams::default();
+        for (key, value) in object {
+            if key == "numbering" {
+                let text = value.as_str().unwrap_or_default();
+                params.numbering = Numbering::parse(text).ok_or_else(|| ImageParamError::Numbering(value.to_string()))?;
+                continue;
+            }
+            if !PARAM_SPECS.iter().any(|s| s.name == key) {
+                return Err(ImageParamError::Unknown(key.clone()));
+            }
+            let number = value.as_i64().ok_or_else(|| ImageParamError::NotANumber(key.clone()))?;
+            params.set(key, number)?;
+        }
+        Ok(params)
+    }
+
     pub fn to_json(&self) -> serde_json::Value {
         let mut obj = serde_json::Map::new();
         for spec in PARAM_SPECS {

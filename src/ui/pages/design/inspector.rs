@@ -1,12 +1,15 @@
 //! The inspector: the selected node's settings (family, declared kinds, the pinned task chosen from a
 //! searchable list of the registry, a pick's index, a pack's inputs), the selected edge, or what a multiple
-//! selection can do. Every change is one edit through the model; typing in one field coalesces.
+//! selection can do; for an image task, the picture settings of the graph's image tasks. Every change is one
+//! edit through the model; typing in one field coalesces.
 
 use leptos::prelude::*;
 
 use crate::app::editor::catalog::{choices, TaskChoice};
 use crate::engine::graph::{Node, NodeId, NodeKind, TaskNode};
 use crate::ui::state::{with_registry, AppState};
+
+use super::pictures::PictureSettings;
 
 /// Choices shown at most (searching narrows the rest).
 const SHOWN: usize = 60;
@@ -208,6 +211,7 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
         <input type="search" class="design-search" placeholder="Search tasks to pin…" data-testid="inspector-search"
             prop:value=move || query.get() on:input=move |ev| query.set(event_target_value(&ev)) />
         {list}
+        {(current.get_value().family == "image").then(|| view! { <PictureSettings /> })}
     }
 }
 

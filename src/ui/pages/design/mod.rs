@@ -22,6 +22,7 @@ mod issue_list;
 mod json_panel;
 mod minimap;
 mod palette;
+mod pictures;
 mod presets;
 mod python_box;
 mod run_panel;
