@@ -356,6 +356,12 @@ pub fn start_with_file(request: JobRequest, file: web_sys::Blob, listener: impl 
     JobHandle(id)
 }
 
+/// Starts the worker now rather than at the first job.
+pub fn warm_up() {
+    let runner = RUNNER.with(Rc::clone);
+    runner.borrow_mut().backend.get_or_insert_with(backend);
+}
+
 /// True when jobs run in a Web Worker (false: in slices on the main thread).
 pub fn uses_worker() -> bool {
     let runner = RUNNER.with(Rc::clone);

@@ -34,12 +34,13 @@ fn link_of(browse: BrowseState, detail: &Detail) -> Option<String> {
 fn Prompt(text: String, roles: Vec<(String, u32)>) -> impl IntoView {
     let pre = NodeRef::<leptos::html::Pre>::new();
     let chunks = StoredValue::new(prompt_chunks(&text, &roles));
-    // Filled in a task of its own, after the rest of the view is on the page.
+    // Filled in a task of its own, after the rest of the view is on the page (which may be gone by then: another
+    // sample was opened, or the view closed).
     let fill = move || {
-        let Some(el) = pre.get_untracked() else { return };
+        let Some(Some(el)) = pre.try_get_untracked() else { return };
         let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
         el.set_text_content(None);
-        chunks.with_value(|chunks| {
+        chunks.try_with_value(|chunks| {
             for chunk in chunks {
                 let Ok(block) = document.create_element("span") else { continue };
                 block.set_class_name("prompt-chunk");
