@@ -335,6 +335,45 @@ test('an image task takes its picture settings from the inspector: saved with th
   assert.deepEqual(errors, []);
 });
 
+test('a pasted Python function becomes a task a python node pins, kept in the file and traced when generating', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector(CANVAS);
+  await clear(page);
+  await drag(page, await center(page, '[data-testid="palette-task"][data-family="python"]'), await onCanvas(page, 0.4, 0.4), 15);
+  await page.waitForSelector(node('task_1'));
+  const source = 'def doubled(xs: List[int]) -> List[int]:\n    out = []\n    for x in xs:\n        out.append(2 * x)\n    return out\n';
+  await page.fill('#py-source', 'def broken(x: int) -> int:\n    return x +\n');
+  assert.ok(await page.isDisabled('[data-testid="python-use-in-graph"]'), 'a function that does not parse cannot be used');
+  await page.fill('#py-source', source);
+  await page.click('[data-testid="python-use-in-graph"]');
+  assert.match(await notice(page), /added the function doubled/);
+
+  await page.click(node('task_1'));
+  await page.click('[data-testid="function-list"] [data-function="doubled"]');
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.includes('doubled()'), `${node('task_1')} .dn-sub`);
+  assert.match(await page.textContent('.design-pinned'), /doubled\(\)/);
+  assert.equal(await page.inputValue('select[name="input_kind"]'), 'list', 'the node takes the function\'s kinds');
+  // Valid (the graph may keep settings of earlier tests, such as picture parameters, which only warn).
+  await page.waitForFunction(() => /^(No problems|Valid)/.test(document.querySelector('.design-issues-summary').textContent.trim()));
+  await page.locator('[data-testid="function-list"]').scrollIntoViewIfNeeded();
+  await shoot(page, 'function', 'light');
+  await shoot(page, 'function', 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  const { text } = await exportJson(page, 'function.json');
+  const saved = JSON.parse(text);
+  assert.deepEqual(saved.graph.python_functions, [source]);
+  assert.equal(saved.nodes[0].function, 'doubled');
+
+  await page.click('[data-testid="generate"]');
+  await page.waitForFunction(() => location.hash.startsWith('#/browse'));
+  await page.locator('[data-testid="instance-row"]').first().click();
+  await page.waitForSelector('[data-testid="prompt"]');
+  assert.match(await page.textContent('[data-testid="prompt"]'), /out\.append\(2 \* x\)/);
+  assert.deepEqual(errors, []);
+});
+
 test('pasting the 325-node example draws it without a main-thread task over 100 ms', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);

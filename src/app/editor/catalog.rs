@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::engine::graph::GraphFunctions;
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Family, TaskInfo};
 use crate::engine::value::Kind;
@@ -52,6 +53,41 @@ pub fn choices(registry: &Registry, family: Family, query: &str, input: Option<K
     out
 }
 
+/// One of the graph's own Python functions as the inspector offers it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionChoice {
+    pub name: String,
+    /// `list | scalar → list`.
+    pub signature: String,
+    /// The accepted input kinds (list first) and the output kind, to set on the node that pins it.
+    pub inputs: Vec<Kind>,
+    pub output: Kind,
+    /// Accepts the node's input kind and produces its output kind (when declared).
+    pub fits: bool,
+}
+
+/// The graph's functions matching `query` (every word in the name), those fitting `input`/`output` first.
+pub fn function_choices(functions: &GraphFunctions, query: &str, input: Option<Kind>, output: Option<Kind>) -> Vec<FunctionChoice> {
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let mut out: Vec<FunctionChoice> = functions
+        .names()
+        .filter(|name| words.iter().all(|w| name.to_lowercase().contains(w)))
+        .filter_map(|name| {
+            let (inputs, returns) = functions.kinds(name)?;
+            let shown: Vec<&str> = inputs.iter().map(|k| k.as_str()).collect();
+            Some(FunctionChoice {
+                name: name.to_string(),
+                signature: format!("{} → {}", shown.join(" | "), returns.as_str()),
+                fits: input.is_none_or(|k| inputs.contains(&k)) && output.is_none_or(|k| k == returns),
+                inputs,
+                output: returns,
+            })
+        })
+        .collect();
+    out.sort_by_key(|c| !c.fits);
+    out
+}
+
 /// Display names of pinned tasks by (family, task_id), for drawing nodes.
 pub type TaskNames = HashMap<(String, i64), String>;
 
@@ -86,5 +122,17 @@ mod tests {
         let names = task_names(&registry);
         assert_eq!(names.len(), registry.len());
         assert_eq!(names.get(&("math".to_string(), 0)).map(String::as_str), Some("ConvolutionTask"));
+    }
+
+    #[test]
+    fn the_graphs_functions_are_offered_fitting_first() {
+        let functions = GraphFunctions::parse(&[
+            "def total(xs: List[int]) -> int:\n    return sum(xs)\n".to_string(),
+            "def sorted_copy(xs: List[int]) -> List[int]:\n    return sorted(xs)\n".to_string(),
+        ]);
+        let all = function_choices(&functions, "", Some(Kind::List), Some(Kind::List));
+        assert_eq!(all.iter().map(|c| (c.name.as_str(), c.fits)).collect::<Vec<_>>(), [("sorted_copy", true), ("total", false)]);
+        assert_eq!(all[1].signature, "list → scalar");
+        assert_eq!(function_choices(&functions, "TOT", None, None).len(), 1);
     }
 }

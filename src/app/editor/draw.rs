@@ -329,9 +329,10 @@ fn write_edge(out: &mut String, cx: &DrawContext, from: &Node, to: &Node, from_s
 fn lines(node: &Node, names: &TaskNames) -> Vec<String> {
     match &node.kind {
         NodeKind::Task(t) => {
-            let task = match t.task_id {
-                Some(id) => names.get(&(t.family.clone(), id)).cloned().unwrap_or_else(|| format!("task_id {id}")),
-                None => "any task".into(),
+            let task = match (&t.function, t.task_id) {
+                (Some(name), _) => format!("{name}()"),
+                (None, Some(id)) => names.get(&(t.family.clone(), id)).cloned().unwrap_or_else(|| format!("task_id {id}")),
+                (None, None) => "any task".into(),
             };
             let kind = |k: &Option<String>| k.clone().unwrap_or_else(|| "any".into());
             vec![node.id.0.clone(), format!("{} · {task}", t.family), format!("{} → {}", kind(&t.input_kind), kind(&t.output_kind))]

@@ -139,7 +139,7 @@ struct Builder {
 impl Builder {
     fn task(&mut self, family: &str, input: Option<&str>, output: Option<&str>) -> NodeId {
         self.tasks += 1;
-        let task = TaskNode { family: family.to_string(), task_id: None, input_kind: input.map(str::to_string), output_kind: output.map(str::to_string) };
+        let task = TaskNode { family: family.to_string(), task_id: None, input_kind: input.map(str::to_string), output_kind: output.map(str::to_string), function: None };
         self.push(format!("task_{}", self.tasks), NodeKind::Task(task))
     }
 

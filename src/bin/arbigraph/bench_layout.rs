@@ -122,7 +122,7 @@ fn random_dag(n: usize, seed: u64) -> TaskGraph {
     let id = |i: usize| NodeId(format!("n{i}"));
     let (mut nodes, mut edges) = (Vec::new(), Vec::new());
     for i in 0..n {
-        let task = TaskNode { family: "math".into(), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), task_id: None };
+        let task = TaskNode { family: "math".into(), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), task_id: None, function: None };
         nodes.push(Node { id: id(i), kind: NodeKind::Task(task), position: None });
         if i == 0 {
             continue;

@@ -73,7 +73,7 @@ fn short_value(json: &Json) -> String {
 impl Builder {
     fn add_task(&mut self, id: &str, stage: &Json, fallback_family: &str) {
         let family = text(stage, "family").unwrap_or_else(|| fallback_family.to_string());
-        let task = TaskNode { family, task_id: stage.get("task_id").and_then(Json::as_i64), input_kind: text(stage, "input_kind"), output_kind: text(stage, "output_kind") };
+        let task = TaskNode { family, task_id: stage.get("task_id").and_then(Json::as_i64), input_kind: text(stage, "input_kind"), output_kind: text(stage, "output_kind"), function: None };
         self.nodes.push(Node { id: NodeId(id.to_string()), kind: NodeKind::Task(task), position: None });
         let mut notes = Vec::new();
         if let Some(name) = text(stage, "task_name").or_else(|| text(stage, "template_index").map(|t| format!("template {t}"))) {

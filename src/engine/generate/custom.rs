@@ -31,6 +31,9 @@ fn try_budget(task_nodes: usize) -> usize {
 pub fn targets(graph: &ValidGraph, run_families: &[Family], registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let t = graph.target();
     let NodeKind::Task(node) = &graph.graph().nodes()[t].kind else { return Err(GenerateError::NoTargets) };
+    if let Some(name) = &node.function {
+        return graph.functions().task(name).map(|task| vec![task]).ok_or(GenerateError::NoTargets);
+    }
     let families = node.families(run_families).ok_or(GenerateError::NoTargets)?;
     if let (Some(task_id), [family]) = (node.task_id, families.as_slice()) {
         let task = u32::try_from(task_id).ok().and_then(|id| registry.by_task_id(*family, id)).ok_or(GenerateError::NoTargets)?;
@@ -123,6 +126,15 @@ impl Candidates<'_> {
         &self.lists[at].1
     }
 
+    /// The graph's function `name`, as a task of this pool.
+    fn function(&mut self, graph: &ValidGraph, name: &str) -> Option<u16> {
+        let key = format!("python.graph.{name}");
+        if let Some(&at) = self.index.get(&key) {
+            return Some(at);
+        }
+        graph.functions().task(name).map(|task| self.add(task))
+    }
+
     fn pinned(&mut self, family: Family, task_id: i64) -> Option<u16> {
         if let Some(&at) = self.pinned.get(&(family, task_id)) {
             return at;
@@ -190,6 +202,10 @@ pub(super) fn compile<'g>(graph: &'g ValidGraph, registry: &Registry, run_famili
                 let start = stack.len();
                 match &g.nodes()[i].kind {
                     _ if i == graph.target() => stack.push(target_at),
+                    NodeKind::Task(node) if node.function.is_some() => {
+                        let name = node.function.as_deref().unwrap_or_default();
+                        stack.push(pool.function(graph, name).ok_or_else(|| format!("no python function `{name}` in the graph"))?);
+                    }
                     NodeKind::Task(node) => {
                         let families = node.families(run_families).ok_or("unknown family")?;
                         match (node.task_id, families.as_slice()) {
@@ -626,5 +642,48 @@ mod tests {
         }
         assert!(compared >= 6, "only {compared} seeds compiled");
         assert!(with_statics > 0, "some python task had statics");
+    }
+
+    #[test]
+    fn a_graphs_own_python_function_is_traced_where_its_node_pins_it() {
+        let registry = builtin();
+        let source = "def doubled(xs: List[int]) -> List[int]:\n    out = []\n    for x in xs:\n        out.append(2 * x)\n    return out\n";
+        let text = format!(
+            r#"{{"graph": {{"target_node": "t", "python_functions": [{}]}}, "nodes": [
+                {{"id": "s", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "list"}},
+                {{"id": "d", "kind": "task", "family": "python", "function": "doubled", "input_kind": "list", "output_kind": "list"}},
+                {{"id": "t", "kind": "task", "family": "math", "input_kind": "list"}}],
+              "edges": [{{"source": "s", "destination": "d"}}, {{"source": "d", "destination": "t"}}]}}"#,
+            serde_json::to_string(source).unwrap()
+        );
+        let valid = ValidGraph::new(from_json_str(&text).expect("well-formed"), &registry).expect("valid");
+        let target = targets(&valid, &[Family::Math], &registry).expect("targets")[0].clone();
+        let mut made = 0;
+        for seed in 0..8 {
+            let Ok(sample) = custom(&valid, &registry, &[Family::Math], &target, &mut InstanceRng::from_seed(seed)) else { continue };
+            let stage = sample.stages.iter().find(|s| s.node_id.as_deref() == Some("d")).expect("the function's stage");
+            assert_eq!(stage.info.key, "python.graph.doubled");
+            let (Value::List(input), Value::List(output)) = (&stage.input_value, &stage.ground_truth) else { panic!("lists") };
+            // Before the call the chained list is cut to its first 10 elements, each reduced to the remainder of
+            // its absolute value by 100 with its sign, as for every traced function.
+            let expected: Vec<Number> = input.iter().take(10).map(|v| match v {
+                Number::Int(n) => Number::Int(2 * n.signum() * (n.abs() % 100)),
+                other => panic!("{other:?}"),
+            }).collect();
+            assert_eq!(output, &expected, "traced by the interpreter: every element doubled");
+            assert!(sample.prompt.text().contains("out.append(2 * x)"), "the prompt shows the function (renamed for its task)");
+            made += 1;
+        }
+        assert!(made >= 4, "only {made} seeds made a sample");
+        // A pinned function that the graph lacks, or with kinds it does not have, is refused with the reason.
+        for (from, to, message) in [
+            (r#""function": "doubled""#, r#""function": "tripled""#, "no python function `tripled` in graph.python_functions (the graph has doubled)"),
+            (r#""function": "doubled", "input_kind": "list", "output_kind": "list""#, r#""function": "doubled", "input_kind": "list", "output_kind": "scalar""#, "declared output_kind scalar, but `doubled` returns a list"),
+        ] {
+            let broken = text.replace(from, to);
+            assert_ne!(broken, text);
+            let issues = ValidGraph::new(from_json_str(&broken).expect("well-formed"), &registry).unwrap_err();
+            assert!(issues.iter().any(|i| i.node.as_ref().is_some_and(|n| n.0 == "d") && i.message == message), "{issues:?}");
+        }
     }
 }

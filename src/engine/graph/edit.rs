@@ -37,6 +37,8 @@ pub enum GraphEdit {
     /// Sets (or, with `None`, clears) the picture parameters of the graph's image tasks. Ranges are the
     /// caller's to check; validation reports a combination that cannot be drawn.
     SetImageParams(Option<ImageParams>),
+    /// Replaces the graph's own Python functions (their sources; task nodes pin them by name).
+    SetFunctions(Vec<String>),
 }
 
 /// Why an edit was refused.
@@ -74,6 +76,7 @@ enum Step {
     RestoreEdges(Vec<Edge>),
     SetTarget(Option<NodeId>),
     SetImageParams(Option<ImageParams>),
+    SetFunctions(Vec<String>),
     SetKind { index: usize, kind: NodeKind },
     SetPosition { index: usize, position: Option<(f64, f64)> },
     Batch(Vec<Step>),
@@ -232,6 +235,7 @@ impl TaskGraph {
             }
             GraphEdit::Replace(graph) => Step::Replace(Box::new(std::mem::replace(self, *graph))),
             GraphEdit::SetImageParams(params) => Step::SetImageParams(std::mem::replace(&mut self.image, params)),
+            GraphEdit::SetFunctions(functions) => Step::SetFunctions(std::mem::replace(&mut self.functions, functions)),
         })
     }
 
@@ -259,6 +263,7 @@ impl TaskGraph {
             Step::RestoreEdges(edges) => self.edges = edges,
             Step::SetTarget(target) => self.target = target,
             Step::SetImageParams(params) => self.image = params,
+            Step::SetFunctions(functions) => self.functions = functions,
             Step::SetKind { index, kind } => {
                 if let Some(node) = self.nodes.get_mut(index) {
                     node.kind = kind;
@@ -335,7 +340,7 @@ mod tests {
     fn task(id: &str, input: &str, output: &str) -> GraphEdit {
         GraphEdit::AddNode(Node {
             id: NodeId(id.into()),
-            kind: NodeKind::Task(TaskNode { family: "math".into(), task_id: None, input_kind: Some(input.into()), output_kind: Some(output.into()) }),
+            kind: NodeKind::Task(TaskNode { family: "math".into(), task_id: None, input_kind: Some(input.into()), output_kind: Some(output.into()), function: None }),
             position: None,
         })
     }
@@ -441,6 +446,7 @@ mod tests {
         check_revert(GraphEdit::Replace(Box::new(TaskGraph::new())), |g| g.nodes.is_empty());
         let hard = ImageParams { num_paths: 12, ..ImageParams::default() };
         check_revert(GraphEdit::SetImageParams(Some(hard)), |g| g.image_params().map(|p| p.num_paths) == Some(12));
+        check_revert(GraphEdit::SetFunctions(vec!["def f(x: int) -> int:\n    return x\n".into()]), |g| g.python_functions().len() == 1);
         let pasted = chain();
         let renamed = |n: &NodeId| NodeId(format!("{n}2"));
         let nodes = pasted.nodes.iter().map(|n| Node { id: renamed(&n.id), ..n.clone() }).collect();

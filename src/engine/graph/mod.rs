@@ -6,12 +6,14 @@
 //! `TaskGraph` into a `ValidGraph` (topological numbering, resolved kinds) or into the full list of issues.
 
 mod edit;
+mod functions;
 mod node_link;
 mod random;
 mod structure;
 mod validate;
 
 pub use edit::{EditError, GraphEdit, Revert};
+pub use functions::{GraphFunctions, FUNCTION_TASK_IDS};
 pub use node_link::{from_json, from_json_reader, from_json_str, to_json, write_json, write_json_escaped, write_json_string, ParseGraphError};
 pub use random::{random_dag, RandomGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
@@ -55,6 +57,8 @@ pub struct TaskNode {
     /// Declared kinds as written (`scalar`, `list`); required for non-target nodes.
     pub input_kind: Option<String>,
     pub output_kind: Option<String>,
+    /// Pins one of the graph's own Python functions by name (family `python`; see `TaskGraph::python_functions`).
+    pub function: Option<String>,
 }
 
 impl TaskNode {
@@ -123,6 +127,9 @@ pub struct TaskGraph {
     /// How the pictures of this graph's image tasks are drawn (`graph.image_params` in the file); `None` keeps
     /// the run's parameters.
     image: Option<ImageParams>,
+    /// Python functions that come with the graph (`graph.python_functions`: their sources), which task nodes
+    /// pin by name; each is named by its first `def`.
+    functions: Vec<String>,
 }
 
 impl TaskGraph {
@@ -134,7 +141,7 @@ impl TaskGraph {
     /// A directed graph of the given nodes and edges, unchecked (like a parsed file: validation reports its
     /// problems). For builders that make whole graphs at once, where one `apply` per node would be quadratic.
     pub fn from_parts(nodes: Vec<Node>, edges: Vec<Edge>, target: Option<NodeId>) -> TaskGraph {
-        TaskGraph { nodes, edges, target, directed: true, multigraph: false, image: None }
+        TaskGraph { nodes, edges, target, directed: true, multigraph: false, image: None, functions: Vec::new() }
     }
 
     /// The nodes, in file order.
@@ -155,6 +162,11 @@ impl TaskGraph {
     /// The graph's own picture parameters for its image tasks, if it sets them.
     pub fn image_params(&self) -> Option<&ImageParams> {
         self.image.as_ref()
+    }
+
+    /// The sources of the graph's own Python functions, in file order.
+    pub fn python_functions(&self) -> &[String] {
+        &self.functions
     }
 
     /// The file's `directed` flag (validation requires true).

@@ -178,7 +178,7 @@ impl Builder {
     fn task(&mut self, input: Kind, output: Option<Kind>) -> usize {
         let fitting: Vec<(Family, Kind, Kind)> = self.shapes.iter().copied().filter(|s| s.1 == input && output.is_none_or(|o| s.2 == o)).collect();
         let (family, _, output) = fitting[self.rng.index(fitting.len())];
-        let node = TaskNode { family: family.as_str().to_string(), task_id: None, input_kind: Some(input.as_str().to_string()), output_kind: Some(output.as_str().to_string()) };
+        let node = TaskNode { family: family.as_str().to_string(), task_id: None, input_kind: Some(input.as_str().to_string()), output_kind: Some(output.as_str().to_string()), function: None };
         let i = self.add(NodeKind::Task(node));
         self.by_output[slot(output)].push(i);
         self.open[slot(output)].push(i);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::structure::{cycles, duplicate_edges, generations, Adjacency, Fast, IdKey};
-use super::{NodeId, NodeKind, TaskGraph, TaskNode};
+use super::{GraphFunctions, NodeId, NodeKind, TaskGraph, TaskNode};
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Family, Task};
 use crate::engine::value::Kind;
@@ -53,6 +53,8 @@ pub struct ValidGraph {
     task_number: Vec<Option<usize>>,
     target: usize,
     kinds: Vec<ResolvedKinds>,
+    /// The graph's own Python functions, parsed.
+    functions: GraphFunctions,
 }
 
 /// Kinds of a node after resolution (`None`: open, e.g. an unpinned target root without declared kinds).
@@ -80,7 +82,12 @@ impl ValidGraph {
                 next += 1;
             }
         }
-        Ok(ValidGraph { graph, order, preds: checked.preds, succs: checked.succs, task_number, target, kinds: checked.kinds })
+        Ok(ValidGraph { graph, order, preds: checked.preds, succs: checked.succs, task_number, target, kinds: checked.kinds, functions: checked.functions })
+    }
+
+    /// The graph's own Python functions (every one parsed: a graph with a broken one is not valid).
+    pub fn functions(&self) -> &GraphFunctions {
+        &self.functions
     }
 
     /// The underlying graph.
@@ -143,6 +150,7 @@ struct Checked {
     succs: Adjacency,
     target: Option<usize>,
     kinds: Vec<ResolvedKinds>,
+    functions: GraphFunctions,
 }
 
 /// Issues in the order the rules find them: the graph's shape, ids, edges, the target, cycles, then node by node.
@@ -184,12 +192,16 @@ fn check(graph: &TaskGraph, registry: &Registry, warnings: bool) -> Checked {
     let target = resolve_target(graph, &index, &mut report);
     drop(index);
     let order = order_or_cycles(graph, &wiring, &mut report);
-    let kinds = check_nodes(graph, registry, &wiring, target, &mut report);
+    let functions = GraphFunctions::parse(&graph.functions);
+    for problem in &functions.problems {
+        report.error(None, problem.clone());
+    }
+    let kinds = check_nodes(graph, registry, &functions, &wiring, target, &mut report);
     if let (true, Some(t), Some(_)) = (warnings, target, &order) {
         warn_unreached(graph, &wiring, t, &mut report);
     }
     let Wiring { preds, succs, .. } = order_pack_inputs(graph, wiring);
-    Checked { issues: report.issues, order, preds, succs, target, kinds }
+    Checked { issues: report.issues, order, preds, succs, target, kinds, functions }
 }
 
 /// Directed, not a multigraph, not empty, not past the size limit.
@@ -306,6 +318,7 @@ fn order_or_cycles(graph: &TaskGraph, wiring: &Wiring, report: &mut Report) -> O
 /// The registry's answers, asked once per distinct question (a big graph asks the same few again and again).
 struct RegistryMemo<'r> {
     registry: &'r Registry,
+    functions: &'r GraphFunctions,
     pinned: HashMap<(Family, i64), Option<Rc<dyn Task>>>,
     fitting: HashMap<(Family, Option<Kind>, Option<Kind>), bool>,
 }
@@ -331,13 +344,16 @@ struct NodeContext<'a> {
 }
 
 /// The per-node rules (each node kind's own, then "adapters feed one task"), and every node's resolved kinds.
-fn check_nodes(graph: &TaskGraph, registry: &Registry, wiring: &Wiring, target: Option<usize>, report: &mut Report) -> Vec<ResolvedKinds> {
-    let mut memo = RegistryMemo { registry, pinned: HashMap::new(), fitting: HashMap::new() };
+fn check_nodes(graph: &TaskGraph, registry: &Registry, functions: &GraphFunctions, wiring: &Wiring, target: Option<usize>, report: &mut Report) -> Vec<ResolvedKinds> {
+    let mut memo = RegistryMemo { registry, functions, pinned: HashMap::new(), fitting: HashMap::new() };
     let output_kinds: Vec<Option<Kind>> = graph
         .nodes
         .iter()
         .map(|node| match &node.kind {
             NodeKind::Task(task) => {
+                if let Some((_, output)) = task.function.as_deref().and_then(|name| functions.kinds(name)) {
+                    return Some(output);
+                }
                 let pinned = task.family().zip(task.task_id).and_then(|(f, id)| memo.pinned(f, id));
                 pinned.map(|t| t.info().output_kind).or_else(|| task.output_kind())
             }
@@ -442,7 +458,9 @@ fn check_task(cx: &NodeContext, i: usize, task: &TaskNode, is_target: bool, memo
             report.error(id, format!("no task of any family takes a {} input and outputs a {}", show(input), show(output)));
         }
     }
-    if let Some(family) = family {
+    if let Some(name) = &task.function {
+        check_function(cx, i, task, name, input, output, memo, report);
+    } else if let Some(family) = family {
         match task.task_id {
             Some(task_id) => match memo.pinned(family, task_id) {
                 None => report.error(id, format!("unknown {family} task_id {task_id}")),
@@ -465,6 +483,31 @@ fn check_task(cx: &NodeContext, i: usize, task: &TaskNode, is_target: bool, memo
         }
     }
     ResolvedKinds { input, output: cx.output_kinds[i] }
+}
+
+/// A task pinning one of the graph's functions: a python task, no task_id beside it, a function the graph has,
+/// and kinds it fits.
+#[allow(clippy::too_many_arguments)]
+fn check_function(cx: &NodeContext, i: usize, task: &TaskNode, name: &str, input: Option<Kind>, output: Option<Kind>, memo: &mut RegistryMemo, report: &mut Report) {
+    let id = Some(&cx.graph.nodes[i].id);
+    if task.family() != Some(Family::Python) {
+        report.error(id, format!("pins the python function `{name}`, but its family is `{}`: a function is a python task", task.family));
+    }
+    if let Some(task_id) = task.task_id {
+        report.error(id, format!("pins both task_id {task_id} and the function `{name}`: pin one"));
+    }
+    let Some((inputs, returns)) = memo.functions.kinds(name) else {
+        let known: Vec<&str> = memo.functions.names().collect();
+        let hint = if known.is_empty() { "the graph has none".to_string() } else { format!("the graph has {}", known.join(", ")) };
+        report.error(id, format!("no python function `{name}` in graph.python_functions ({hint})"));
+        return;
+    };
+    if let Some(k) = input.filter(|k| !inputs.contains(k)) {
+        report.error(id, format!("`{name}` does not accept a {k} input"));
+    }
+    if let Some(k) = output.filter(|k| *k != returns) {
+        report.error(id, format!("declared output_kind {k}, but `{name}` returns a {returns}"));
+    }
 }
 
 /// An adapter feeds exactly one task node.

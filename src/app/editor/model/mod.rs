@@ -18,6 +18,7 @@ use super::tidy;
 use super::viewport::Viewport;
 use crate::engine::graph::{EditError, GraphEdit, Node, NodeId, NodeKind, TaskGraph, TaskNode};
 use crate::engine::tasks::image::ImageParams;
+use crate::engine::tasks::python_trace::UserFunction;
 
 /// Grid spacing for snapping (world units).
 pub const GRID: f64 = 24.0;
@@ -101,7 +102,7 @@ impl Default for EditorModel {
 /// task reads a scalar and lists the numbers on a path).
 pub fn new_task(family: &str) -> TaskNode {
     let output = if family == "image" { "list" } else { "scalar" };
-    TaskNode { family: family.to_string(), task_id: None, input_kind: Some("scalar".into()), output_kind: Some(output.into()) }
+    TaskNode { family: family.to_string(), task_id: None, input_kind: Some("scalar".into()), output_kind: Some(output.into()), function: None }
 }
 
 impl EditorModel {
@@ -335,6 +336,21 @@ impl EditorModel {
     pub fn set_image_params(&mut self, params: Option<ImageParams>, field: Option<&str>, time_ms: f64) -> Result<(), EditError> {
         let key = field.map(|f| format!("pictures {f}"));
         self.apply("change the picture parameters", GraphEdit::SetImageParams(params), key.as_deref(), time_ms)
+    }
+
+    /// Adds a pasted Python function to the graph's own functions (replacing one of the same name), so python
+    /// task nodes can pin it; returns its name, or the located problems of the source.
+    pub fn add_function(&mut self, source: &str, time_ms: f64) -> Result<String, String> {
+        let function = UserFunction::from_source(source).map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+        let name = function.signature().name.clone();
+        let mut sources = self.graph.python_functions().to_vec();
+        match sources.iter().position(|s| UserFunction::from_source(s).is_ok_and(|f| f.signature().name == name)) {
+            Some(at) => sources[at] = source.to_string(),
+            None => sources.push(source.to_string()),
+        }
+        self.history.seal();
+        self.apply(&format!("add the function {name}"), GraphEdit::SetFunctions(sources), None, time_ms).map_err(|e| e.to_string())?;
+        Ok(name)
     }
 
     /// Arranges the graph with the layered layout, as one step, and fits the view.
@@ -610,6 +626,25 @@ mod tests {
     }
 
     #[test]
+    fn a_pasted_function_joins_the_graph_and_a_python_node_can_pin_it() {
+        let registry = crate::engine::tasks::registry::builtin();
+        let mut model = editor();
+        place(&mut model, "python", 300.0, 200.0);
+        let source = "def total(xs: List[int]) -> int:\n    return sum(xs)\n";
+        assert_eq!(model.add_function(source, 1.0), Ok("total".to_string()));
+        assert!(model.add_function("def broken(x: int) -> int:\n    return x +\n", 2.0).unwrap_err().starts_with("line 2"));
+        let pinned = TaskNode { family: "python".into(), input_kind: Some("list".into()), output_kind: Some("scalar".into()), function: Some("total".into()), ..TaskNode::default() };
+        model.update_task(&id("task_1"), pinned, 3.0).unwrap();
+        assert!(crate::engine::graph::ValidGraph::new(model.graph().clone(), &registry).is_ok(), "{:?}", model.graph().issues(&registry));
+        // The same name again replaces the source; undo brings the first back.
+        model.add_function("def total(xs: List[int]) -> int:\n    return len(xs)\n", 4.0).unwrap();
+        assert_eq!(model.graph().python_functions().len(), 1);
+        assert!(model.graph().python_functions()[0].contains("len(xs)"));
+        model.undo();
+        assert!(model.graph().python_functions()[0].contains("sum(xs)"));
+    }
+
+    #[test]
     fn picture_parameters_are_one_undo_step_per_field_typed_into() {
         let mut model = three_task_chain();
         let steps = model.history_lengths().0;
@@ -635,7 +670,7 @@ mod tests {
     #[test]
     fn refused_connections_leave_the_graph_and_say_why_at_the_pointer() {
         let mut model = three_task_chain();
-        let list_input = TaskNode { family: "math".into(), task_id: None, input_kind: Some("list".into()), output_kind: Some("scalar".into()) };
+        let list_input = TaskNode { family: "math".into(), task_id: None, input_kind: Some("list".into()), output_kind: Some("scalar".into()), function: None };
         // A fourth task taking a list: a scalar output cannot feed it.
         place(&mut model, "math", 450.0, 500.0);
         model.update_task(&id("task_4"), list_input, 0.0).unwrap();
@@ -870,7 +905,7 @@ mod tests {
         assert_eq!(model.graph().target(), Some(&id("task_3")));
         let steps = model.history_lengths().0;
         for pinned in [1, 12, 123] {
-            let task = TaskNode { family: "math".into(), task_id: Some(pinned), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()) };
+            let task = TaskNode { family: "math".into(), task_id: Some(pinned), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), function: None };
             model.update_task(&id("task_3"), task, pinned as f64).unwrap();
         }
         assert_eq!(model.history_lengths().0, steps + 1, "typing in one field is one step");

@@ -162,6 +162,18 @@ fn assemble(directed: Option<&Json>, multigraph: Option<&Json>, attrs: Option<&J
             Err(e) => errors.push(shape("$.graph.image_params", &e.to_string())),
         }
     }
+    match graph_attrs.and_then(|g| g.get("python_functions")) {
+        None => {}
+        Some(Json::Array(sources)) => {
+            for (i, source) in sources.iter().enumerate() {
+                match source.as_str() {
+                    Some(text) => graph.functions.push(text.to_string()),
+                    None => errors.push(shape(&format!("$.graph.python_functions[{i}]"), "expected the source of a Python function, as a string")),
+                }
+            }
+        }
+        Some(_) => errors.push(shape("$.graph.python_functions", "expected a list of Python function sources")),
+    }
     match nodes {
         None | Some(List::NotAList) => errors.push(shape("$.nodes", "missing or not a list")),
         Some(List::Items(read)) => {
@@ -189,7 +201,7 @@ fn read_node(obj: &impl Fields) -> Result<Node, &'static str> {
     let id = obj.id("id").ok_or("a node needs an `id` (string or number)")?;
     let text = |key: &str| obj.text(key).map(str::to_string);
     let kind = match obj.text("kind") {
-        Some("task") => NodeKind::Task(TaskNode { family: text("family").unwrap_or_default(), task_id: obj.int("task_id"), input_kind: text("input_kind"), output_kind: text("output_kind") }),
+        Some("task") => NodeKind::Task(TaskNode { family: text("family").unwrap_or_default(), task_id: obj.int("task_id"), input_kind: text("input_kind"), output_kind: text("output_kind"), function: text("function") }),
         Some("adapter") => match obj.text("op") {
             Some("pick") => NodeKind::Pick { index: obj.int("index").unwrap_or(-1) },
             Some("pack") => NodeKind::Pack,
@@ -248,6 +260,19 @@ mod tests {
         let params = graph.image.expect("read");
         assert_eq!((params.num_paths, params.nodes_per_path, params.numbering), (5, 6, crate::engine::tasks::image::Numbering::Shuffled));
         assert_eq!(from_json(&to_json(&graph)).expect("round trip"), graph);
+        let with_function = text
+            .replace(r#""graph": {"target_node": "t"}"#, r#""graph": {"target_node": "t", "python_functions": ["def twice(x: int) -> int:\n    return 2 * x\n"]}"#)
+            .replace(r#"{"id": "t", "kind": "task", "family": "gsm"}"#, r#"{"id": "t", "kind": "task", "family": "python", "function": "twice"}"#);
+        let graph = from_json_str(&with_function).expect("valid");
+        assert_eq!(graph.python_functions(), ["def twice(x: int) -> int:\n    return 2 * x\n"]);
+        assert!(matches!(&graph.nodes[3].kind, NodeKind::Task(t) if t.function.as_deref() == Some("twice")));
+        assert_eq!(from_json(&to_json(&graph)).expect("round trip"), graph);
+        assert_eq!(from_json_reader(with_function.as_bytes()).expect("streamed"), graph);
+        for (functions, message) in [(r#"[3]"#, "$.graph.python_functions[0]: expected the source"), (r#""def f(): pass""#, "$.graph.python_functions: expected a list")] {
+            let bad = text.replace(r#""graph": {"target_node": "t"}"#, &format!(r#""graph": {{"target_node": "t", "python_functions": {functions}}}"#));
+            let errors: Vec<String> = from_json_str(&bad).unwrap_err().iter().map(|e| e.to_string()).collect();
+            assert!(errors.len() == 1 && errors[0].starts_with(message), "{errors:?}");
+        }
     }
 
     #[test]
@@ -336,6 +361,10 @@ mod tests {
         write_json(&graph, &mut text).expect("a string accepts everything");
         assert_eq!(text, to_json(&graph).to_string());
         graph.image = Some(crate::engine::tasks::image::ImageParams { perturbation: 0, ..Default::default() });
+        graph.functions = vec!["def f(x: int) -> int:\n    return x  # \"quoted\" \u{1}\n".into(), "def g(y: List[int]) -> int:\n    return len(y)\n".into()];
+        if let NodeKind::Task(task) = &mut graph.nodes[0].kind {
+            task.function = Some("f\"".into());
+        }
         let mut text = String::new();
         write_json(&graph, &mut text).expect("a string accepts everything");
         assert_eq!(text, to_json(&graph).to_string());

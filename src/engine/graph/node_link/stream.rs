@@ -50,7 +50,7 @@ struct RawRecord {
     fields: [Field; RECORD_KEYS.len()],
 }
 
-const RECORD_KEYS: [&str; 14] = ["id", "kind", "family", "task_id", "input_kind", "output_kind", "op", "index", "x", "y", "source", "destination", "target", "slot"];
+const RECORD_KEYS: [&str; 15] = ["id", "kind", "family", "task_id", "input_kind", "output_kind", "function", "op", "index", "x", "y", "source", "destination", "target", "slot"];
 
 impl RawRecord {
     fn get(&self, key: &str) -> &Field {

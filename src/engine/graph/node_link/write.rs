@@ -22,6 +22,16 @@ pub fn write_json(graph: &TaskGraph, out: &mut impl std::fmt::Write) -> std::fmt
         let comma = if graph.target.is_some() { "," } else { "" };
         write!(out, "{comma}\"image_params\":{}", params.to_json())?;
     }
+    if !graph.functions.is_empty() {
+        out.write_str(if graph.target.is_some() || graph.image.is_some() { ",\"python_functions\":[" } else { "\"python_functions\":[" })?;
+        for (i, source) in graph.functions.iter().enumerate() {
+            if i > 0 {
+                out.write_str(",")?;
+            }
+            write_json_string(out, source)?;
+        }
+        out.write_str("]")?;
+    }
     out.write_str("},\"nodes\":[")?;
     for (i, node) in graph.nodes.iter().enumerate() {
         out.write_str(if i == 0 { "{\"id\":" } else { ",{\"id\":" })?;
@@ -42,6 +52,9 @@ pub fn write_json(graph: &TaskGraph, out: &mut impl std::fmt::Write) -> std::fmt
                 }
                 if let Some(k) = &task.output_kind {
                     field(out, "output_kind", k)?;
+                }
+                if let Some(name) = &task.function {
+                    field(out, "function", name)?;
                 }
             }
             NodeKind::Pick { index } => {
@@ -161,6 +174,9 @@ pub fn to_json(graph: &TaskGraph) -> Json {
                     if let Some(k) = &task.output_kind {
                         obj.insert("output_kind".into(), json!(k));
                     }
+                    if let Some(name) = &task.function {
+                        obj.insert("function".into(), json!(name));
+                    }
                 }
                 NodeKind::Pick { index } => {
                     obj.insert("kind".into(), json!("adapter"));
@@ -204,6 +220,9 @@ pub fn to_json(graph: &TaskGraph) -> Json {
     }
     if let Some(params) = &graph.image {
         graph_attrs.insert("image_params".into(), params.to_json());
+    }
+    if !graph.functions.is_empty() {
+        graph_attrs.insert("python_functions".into(), json!(graph.functions));
     }
     json!({
         "directed": graph.directed,

@@ -246,7 +246,7 @@ mod tests {
         };
         let (mut nodes, mut edges) = (Vec::new(), Vec::new());
         for i in 0..n {
-            let task = TaskNode { family: "math".into(), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), task_id: None };
+            let task = TaskNode { family: "math".into(), input_kind: Some("scalar".into()), output_kind: Some("scalar".into()), task_id: None, function: None };
             nodes.push(Node { id: NodeId(format!("n{i}")), kind: NodeKind::Task(task), position: None });
             if i > 0 {
                 for _ in 0..1 + next(2) {

@@ -5,8 +5,10 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::catalog::{choices, TaskChoice};
-use crate::engine::graph::{Node, NodeId, NodeKind, TaskNode};
+use crate::app::editor::catalog::{choices, function_choices, FunctionChoice, TaskChoice};
+use crate::engine::graph::{GraphFunctions, Node, NodeId, NodeKind, TaskNode};
+use crate::engine::tasks::Family;
+use crate::engine::value::Kind;
 use crate::ui::state::{with_registry, AppState};
 
 use super::pictures::PictureSettings;
@@ -148,6 +150,7 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
             edit(Box::new(move |t| {
                 if t.family != family {
                     t.task_id = None;
+                    t.function = None;
                 }
                 t.family = family;
             }));
@@ -163,6 +166,12 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
     };
     let family = task.family();
     let pinned = task.task_id;
+    let pinned_function = task.function.clone();
+    let function_name = task.function.clone();
+    let function_sources = Memo::new(move |_| {
+        design.graph_rev.track();
+        design.read(|m| m.graph().python_functions().to_vec())
+    });
     let (set_input, set_output) = (set_kind(true), set_kind(false));
     let list_edit = edit.clone();
     let list = move || {
@@ -174,7 +183,17 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
         let found = with_registry(|r| choices(r, family, &query.get(), input, output));
         let total = found.len();
         let rows = found.into_iter().take(SHOWN).map(|c| choice_row(c, pinned, list_edit.clone())).collect_view();
+        let own = if family == Family::Python { function_choices(&GraphFunctions::parse(&function_sources.get()), &query.get(), input, output) } else { Vec::new() };
+        let own_rows = (!own.is_empty()).then(|| {
+            let rows = own.into_iter().map(|c| function_row(c, pinned_function.clone(), list_edit.clone())).collect_view();
+            view! {
+                <p class="design-hint">"This graph's functions"</p>
+                <ul class="design-task-list" data-testid="function-list">{rows}</ul>
+                <p class="design-hint">"Built-in functions"</p>
+            }
+        });
         view! {
+            {own_rows}
             <ul class="design-task-list" data-testid="task-list">{rows}</ul>
             {(total > SHOWN).then(|| view! { <p class="design-hint">{format!("{} more: search to narrow.", total - SHOWN)}</p> })}
         }
@@ -182,9 +201,17 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
     };
     let unpin = {
         let edit = edit.clone();
-        move |_| edit(Box::new(|t| t.task_id = None))
+        move |_| {
+            edit(Box::new(|t| {
+                t.task_id = None;
+                t.function = None;
+            }))
+        }
     };
     let pinned_name = move || {
+        if let Some(name) = &function_name {
+            return Some((format!("{name}()"), "this graph's function".to_string()));
+        }
         let family = family?;
         let id = u32::try_from(pinned?).ok()?;
         with_registry(|r| r.by_task_id(family, id).map(|t| (t.info().name.clone(), crate::app::editor::catalog::signature(t.info()))))
@@ -215,6 +242,34 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
     }
 }
 
+fn function_row(choice: FunctionChoice, pinned: Option<String>, edit: impl Fn(Box<dyn FnOnce(&mut TaskNode)>) + Clone + 'static) -> impl IntoView {
+    let FunctionChoice { name, signature, inputs, output, fits } = choice;
+    let class = if pinned.as_deref() == Some(name.as_str()) { "design-task design-task--pinned" } else if fits { "design-task" } else { "design-task design-task--misfit" };
+    let pin = {
+        let name = name.clone();
+        move |_| {
+            let (name, inputs) = (name.clone(), inputs.clone());
+            edit(Box::new(move |t| {
+                t.task_id = None;
+                t.function = Some(name);
+                if !t.input_kind.as_deref().and_then(Kind::parse).is_some_and(|k| inputs.contains(&k)) {
+                    t.input_kind = inputs.first().map(|k| k.as_str().to_string());
+                }
+                t.output_kind = Some(output.as_str().to_string());
+            }));
+        }
+    };
+    view! {
+        <li class=class>
+            <button class="design-task-pick" data-function=name.clone() on:click=pin title="Pin this function of the graph">
+                <span class="design-task-name">{format!("{name}()")}</span>
+                <span class="design-task-sig mono">{signature}</span>
+                <span class="design-task-desc">"pasted into this graph (the Python box)"</span>
+            </button>
+        </li>
+    }
+}
+
 fn choice_row(choice: TaskChoice, pinned: Option<i64>, edit: impl Fn(Box<dyn FnOnce(&mut TaskNode)>) + Clone + 'static) -> impl IntoView {
     let TaskChoice { task_id, name, description, signature, fits, .. } = choice;
     let class = if pinned == Some(task_id) { "design-task design-task--pinned" } else if fits { "design-task" } else { "design-task design-task--misfit" };
@@ -224,6 +279,7 @@ fn choice_row(choice: TaskChoice, pinned: Option<i64>, edit: impl Fn(Box<dyn FnO
             let (inputs, output) = signature.split_once(" → ").map(|(i, o)| (i.to_string(), o.to_string())).unwrap_or_default();
             edit(Box::new(move |t| {
                 t.task_id = Some(task_id);
+                t.function = None;
                 let accepted: Vec<&str> = inputs.split(" | ").collect();
                 if !t.input_kind.as_deref().is_some_and(|k| accepted.contains(&k)) {
                     t.input_kind = accepted.first().map(|k| k.to_string());

@@ -9,7 +9,9 @@ use crate::engine::tasks::python_trace::{TraceOptions, UserFunction};
 use crate::engine::tasks::TaskContext;
 use crate::engine::value::{Kind, Number, Value};
 use crate::ui::common::PromptView;
+use crate::app::editor::NoticeLevel;
 use crate::app::jobs::roles_of;
+use crate::ui::state::AppState;
 
 const EXAMPLE: &str = "def running_peak_gaps(nums: List[int]) -> List[int]:\n    best = nums[0]\n    out = []\n    for x in nums:\n        if x > best:\n            best = x\n        out.append(best - x)\n    return out\n";
 
@@ -85,6 +87,18 @@ pub fn PythonBox() -> impl IntoView {
         }
     };
 
+    let design = expect_context::<AppState>().design;
+    let use_in_graph = move |_| {
+        let now = now_ms();
+        match design.update(|m| m.add_function(&source.get_untracked(), now)) {
+            Ok(name) => {
+                output.set(format!("{name} is now one of this graph's functions: select a python task and pin it in the inspector."));
+                design.say(NoticeLevel::Info, format!("added the function {name}: python tasks can pin it in the inspector"));
+            }
+            Err(e) => output.set(format!("error: {e}")),
+        }
+    };
+
     view! {
         <h2>"Your Python functions"</h2>
         <p class="muted">"Paste one function with List[int] / int annotations. It runs in our interpreter, in this tab, under step, recursion and memory limits."</p>
@@ -100,7 +114,9 @@ pub fn PythonBox() -> impl IntoView {
                 <label>"Arguments (JSON) "<input id="py-args" style="width:24em" prop:value=move || args.get() on:input=move |ev| args.set(event_target_value(&ev)) /></label>
                 <p>
                     <button class="primary" id="py-run" on:click=run>"Run"</button>" "
-                    <button id="py-task" on:click=try_task>"Try as a tracing task"</button>
+                    <button id="py-task" on:click=try_task>"Try as a tracing task"</button>" "
+                    <button id="py-use" data-testid="python-use-in-graph" disabled=move || parsed.get().is_err() on:click=use_in_graph
+                        title="Keep this function with the graph, so a python task node can pin it">"Use in this graph"</button>
                 </p>
                 <pre id="py-output" class="prompt-view">{move || output.get()}</pre>
             </div>
