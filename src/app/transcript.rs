@@ -162,14 +162,59 @@ pub struct RowFilter {
 /// The positions in `rows` the filter keeps, in order. `samples` is the file's list the rows were made from;
 /// the text search reads it, and only for rows that pass the other filters.
 pub fn filter_rows(rows: &[SampleRow], samples: &[Json], filter: &RowFilter) -> Vec<usize> {
-    let needle = Needle::new(&filter.text);
-    rows.iter()
-        .enumerate()
-        .filter(|(_, row)| filter.verdict.is_none_or(|v| row.verdict == v))
-        .filter(|(_, row)| !filter.failures_only || row.verdict.is_failure())
-        .filter(|(_, row)| needle.as_ref().is_none_or(|n| samples.get(row.index).is_some_and(|s| mentions(s, n))))
-        .map(|(position, _)| position)
-        .collect()
+    let mut search = Search::new(filter);
+    search.step(rows, samples, usize::MAX);
+    search.kept
+}
+
+/// A filtering of the list read in slices, so that a text search through a large file never holds the page:
+/// each `step` reads rows until about `budget` bytes of text have been searched, and the rows kept so far
+/// stay in list order.
+pub struct Search {
+    verdict: Option<Verdict>,
+    failures_only: bool,
+    needle: Option<Needle>,
+    next: usize,
+    kept: Vec<usize>,
+}
+
+impl Search {
+    /// A search for `filter`, before its first row.
+    pub fn new(filter: &RowFilter) -> Search {
+        Search { verdict: filter.verdict, failures_only: filter.failures_only, needle: Needle::new(&filter.text), next: 0, kept: Vec::new() }
+    }
+
+    /// Reads on from where the last step stopped; true once every row has been read. A step reads at least
+    /// one row, however long its text.
+    pub fn step(&mut self, rows: &[SampleRow], samples: &[Json], budget: usize) -> bool {
+        let read = std::cell::Cell::new(0usize);
+        while let Some(row) = rows.get(self.next) {
+            if read.get() >= budget {
+                return false;
+            }
+            let passes = self.verdict.is_none_or(|v| row.verdict == v) && (!self.failures_only || row.verdict.is_failure());
+            if passes && self.needle.as_ref().is_none_or(|n| samples.get(row.index).is_some_and(|s| mentions(s, n, &read))) {
+                self.kept.push(self.next);
+            }
+            self.next += 1;
+        }
+        true
+    }
+
+    /// Rows read so far.
+    pub fn read(&self) -> usize {
+        self.next
+    }
+
+    /// The positions kept so far.
+    pub fn kept(&self) -> &[usize] {
+        &self.kept
+    }
+
+    /// The positions kept, taken out.
+    pub fn into_kept(self) -> Vec<usize> {
+        self.kept
+    }
 }
 
 /// The count line above the list: `12 of 10,000 samples` or `10,000 samples`.
@@ -224,9 +269,15 @@ fn contains_ascii_folded(haystack: &[u8], needle: &[u8]) -> bool {
     })
 }
 
-/// True when the sample's prompt, answers, turn outputs, transcript or error mention `needle`.
-fn mentions(sample: &Json, needle: &Needle) -> bool {
-    let found = |v: Option<&Json>| v.and_then(Json::as_str).is_some_and(|s| needle.found_in(s));
+/// True when the sample's prompt, answers, turn outputs, transcript or error mention `needle`; `read` counts
+/// the bytes searched.
+fn mentions(sample: &Json, needle: &Needle, read: &std::cell::Cell<usize>) -> bool {
+    let found = |v: Option<&Json>| {
+        v.and_then(Json::as_str).is_some_and(|s| {
+            read.set(read.get() + s.len());
+            needle.found_in(s)
+        })
+    };
     if found(sample.get("prompt")) || found(sample.get("agent_error")) {
         return true;
     }
@@ -985,6 +1036,27 @@ mod tests {
         check_filter(RowFilter { text: "  ".into(), ..RowFilter::default() }, &[0, 1, 2, 3]);
         check_filter(RowFilter { text: "still going".into(), failures_only: true, ..RowFilter::default() }, &[]);
         check_filter(RowFilter { text: "<script>".into(), ..RowFilter::default() }, &[0, 1]);
+    }
+
+    #[test]
+    fn a_search_read_in_slices_keeps_what_one_pass_keeps() {
+        let file = sample_list();
+        let samples = file["samples"].as_array().unwrap();
+        let rows = sample_rows(&file);
+        let filter = RowFilter { text: "task_1".into(), ..RowFilter::default() };
+        let whole = filter_rows(&rows, samples, &filter);
+        let mut search = Search::new(&filter);
+        let mut steps = 0;
+        while !search.step(&rows, samples, 1) {
+            steps += 1;
+            assert_eq!(search.read(), steps, "a budget of one byte reads one row a step");
+            assert!(whole.starts_with(search.kept()));
+        }
+        assert_eq!(steps + 1, rows.len(), "the last step reads the last row and ends");
+        assert_eq!(search.into_kept(), whole);
+        assert_eq!(whole, [0, 1, 2]);
+        let mut at_once = Search::new(&filter);
+        assert!(at_once.step(&rows, samples, 1 << 20), "a large budget reads everything in one step");
     }
 
     #[test]
