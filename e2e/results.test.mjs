@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { serveDist, launch, ROOT, SHOTS } from './harness.mjs';
+import { startFaultServer } from './fault_server.mjs';
 
 let server, browser;
 
@@ -376,5 +377,45 @@ test('a 1,000-task chain lists where it broke instead of drawing every node', as
   const listed = await page.locator('[data-testid="broken-nodes"] li').allTextContents();
   assert.match(listed[0], /^task_601_out \(node task_601\) wrong · first break$/, 'the first break leads the list');
   assert.equal(listed.at(-1), 'and 200 more');
+  assert.deepEqual(errors, []);
+});
+
+test('a link opens a sample, and a finished row of Evaluate opens its transcript here', async () => {
+  const { page, errors } = browser;
+  // Leave the page first, so it is built anew without the filters set before.
+  await page.goto(`${server.url}#/about`);
+  await page.goto(`${server.url}#/results`);
+  await page.setInputFiles('[data-testid="results-file"]', file('transcripts.json', transcriptFile));
+  await page.waitForSelector('[data-testid="transcript-row"]');
+  await page.evaluate(() => { window.location.hash = '#/results?sample=2'; });
+  await page.waitForSelector('[data-testid="transcript"][data-index="2"]');
+
+  // A real run in this tab, against the scripted endpoint: what the engine records is what the view reads.
+  const llm = await startFaultServer(['--faults', 'off']);
+  try {
+    await page.goto(`${server.url}#/about`);
+    await page.goto(`${server.url}#/evaluate`);
+    await page.waitForSelector('[data-testid="start-run"]:not([disabled])');
+    await page.fill('[data-testid="base-url"]', llm.url);
+    await page.fill('[data-testid="sample-limit"]', '2');
+    await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
+    await page.click('[data-testid="start-run"]');
+    await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 60000 });
+    const correct = await page.locator('[data-testid="sample-row"]').nth(1).locator('td').nth(4).textContent();
+    await page.locator('[data-testid="sample-row"]').nth(1).click();
+    await page.waitForSelector('[data-testid="transcript"][data-index="1"]');
+    assert.match(page.url(), /#\/results\?sample=1$/);
+    const transcript = page.locator('[data-testid="transcript"]');
+    assert.equal(await transcript.locator('[data-testid="transcript-verdict"]').textContent(), correct === 'yes' ? 'correct' : 'wrong');
+    const roles = await transcript.locator('[data-testid="transcript-message"]').evaluateAll((ms) => ms.map((m) => m.dataset.role));
+    assert.deepEqual(roles.slice(0, 3), ['system', 'user', 'assistant']);
+    assert.ok(await transcript.locator('[data-testid="tool-call"] [data-testid="tool-result"]').count() >= 1, 'the calculator call and its result');
+    const first = await transcript.locator('[data-testid="transcript-request"]').first().textContent();
+    assert.match(first, /request 1 \(turn 1\) sent 2 of 2 messages · ~?[\d,]+ prompt tokens/);
+    assert.equal(await transcript.locator('[data-testid="transcript-notes"]').count(), 0, 'our own records lack nothing');
+    assert.ok(await transcript.locator('[data-testid="break-graph"] svg .node').count() >= 1);
+  } finally {
+    await llm.close();
+  }
   assert.deepEqual(errors, []);
 });
