@@ -321,6 +321,12 @@ test('a reference results file opens its turn outputs and grades its nodes here'
   assert.equal(turns, Object.keys(reference.samples[0].turn_outputs).length, 'one entry per stored turn output');
   assert.ok(await page.locator('[data-testid="break-graph"] svg .node').count() >= 8, 'the multichain is drawn');
   assert.ok(await page.locator('[data-testid="break-graph"] svg .node.correct, [data-testid="break-graph"] svg .node.wrong, [data-testid="break-graph"] svg .node.missing').count() >= 8);
+  const firstBreakInView = await page.locator('[data-testid="break-graph"]').evaluate((el) => {
+    const node = el.querySelector('.node.first-break').getBoundingClientRect();
+    const frame = el.getBoundingClientRect();
+    return el.scrollLeft > 0 && node.left >= frame.left && node.right <= frame.right;
+  });
+  assert.ok(firstBreakInView, 'the wide graph is scrolled to its first break');
   assert.deepEqual(errors, []);
 });
 

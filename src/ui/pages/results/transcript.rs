@@ -104,9 +104,19 @@ fn BreakView(breaks: Breaks) -> impl IntoView {
             if first_breaks.is_empty() { "no single node (every failed node has a failed input)".to_string() } else { first_breaks.join(", ") }
         )
     };
+    let graph = NodeRef::<leptos::html::Div>::new();
+    // A wide graph scrolls sideways: bring the first break into view.
+    Effect::new(move |_| {
+        let Some(el) = graph.get() else { return };
+        if let Ok(Some(node)) = el.query_selector(".node.first-break") {
+            let (frame, node) = (el.get_bounding_client_rect(), node.get_bounding_client_rect());
+            let offset = node.left() - frame.left() + node.width() / 2.0 - frame.width() / 2.0;
+            el.set_scroll_left(el.scroll_left() + offset.round() as i32);
+        }
+    });
     let drawing = match drawing {
         // Built by the engine's renderer from escaped text only.
-        BreakDrawing::Svg(svg) => view! { <div class="graph-svg tx-graph" data-testid="break-graph" inner_html=svg></div> }.into_any(),
+        BreakDrawing::Svg(svg) => view! { <div class="graph-svg tx-graph" data-testid="break-graph" node_ref=graph inner_html=svg></div> }.into_any(),
         BreakDrawing::TooLarge { nodes } => view! {
             <p class="muted" data-testid="break-graph-too-large">{format!("The graph has {nodes} nodes, more than the drawing shows here: the broken nodes are listed instead.")}</p>
         }
