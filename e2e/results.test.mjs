@@ -1,9 +1,13 @@
 // The Results page with loaded files: a dataset file is refused with its name (never shown as 0%), what was
-// shown stays, and an old error goes when the next file loads.
+// shown stays, and an old error goes when the next file loads; the samples list with its filters, a sample's
+// transcript with its requests and where its chain broke, and 10,000 samples listed without a long task.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveDist, launch, SHOTS } from './harness.mjs';
+import { deflateSync } from 'node:zlib';
+import { serveDist, launch, ROOT, SHOTS } from './harness.mjs';
+import { startFaultServer } from './fault_server.mjs';
 
 let server, browser;
 
@@ -14,6 +18,22 @@ const sample = (idx, answer, status = 'success') => ({
   prompt: 'Define task_1_input = 3.\nTask 1:\nCompute task_1_input + 4 and call the result task_1_out.\n', ground_truth: 7,
   task_id: 0, task_name: 'AddTask', sample_idx: idx, agent_status: status, task_answers: { task_1_out: { answer, turn: 0 } },
 });
+/** Records every main-thread task over 50 ms (the `longtask` entries) in window.__longTasks. */
+const LONG_TASKS = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+    .observe({ type: 'longtask', buffered: true });
+`;
+
+/** Screenshots of the page in the light and the dark scheme: `<name>-light.png`, `<name>-dark.png`. */
+async function shoot(page, name, options = {}) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(SHOTS, `${name}-${scheme}.png`), ...options });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 const file = (name, json) => ({ name, mimeType: 'application/json', buffer: Buffer.from(typeof json === 'string' ? json : JSON.stringify(json)) });
 const results = { summary: { generation_params: {} }, samples: [sample(0, '7'), sample(1, '7'), sample(2, '8')] };
 const dataset = { summary: { mode: 'chain' }, samples: [{ prompt: 'Compute 3 + 4.', ground_truth: 7, task_name: 'AddTask' }] };
@@ -113,5 +133,296 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   await page.waitForSelector('.results-compare .error-view');
   assert.match(await page.textContent('.results-compare .error-view'), /^instances\.json: /);
   assert.equal(await page.locator('[data-testid="compare-row"]').count(), 3, 'the table shown before stays');
+  assert.deepEqual(errors, []);
+});
+
+/** A `width` × `height` PNG (diagonal stripes) as a data URL, made here so the test needs no file. */
+function pngDataUrl(width, height) {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes) => { let c = 0xffffffff; for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8); return (c ^ 0xffffffff) >>> 0; };
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const out = Buffer.alloc(8 + data.length + 4);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 0; // greyscale
+  const rows = [];
+  for (let y = 0; y < height; y++) rows.push(Buffer.from([0, ...Array.from({ length: width }, (_, x) => ((x + y) % 8 < 3 ? 40 : 235))]));
+  const png = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+/** A two-task chain the agent got wrong at its first task: reasoning, a tool call and its result, a cut-off
+ * repair, two requests (the second leaving messages out), node statuses, and markup in the model's text. */
+const chainRecord = {
+  task_id: 0, task_name: 'AddTask', sample_idx: 0, target_family: 'math',
+  prompt: 'Define task_1_input = 3.\nTask 1:\nCompute task_1_input + 4 and call the result task_1_out.\nTask 2:\nCompute task_1_out + 1 and call the result task_2_out.\n',
+  ground_truth: 8,
+  chain: { distractors: [{ task_number: 1, task_name: 'AddTask', input_name: 'task_1_input', ground_truth: 7 }],
+    target: { task_number: 2, task_name: 'AddTask', input_name: 'task_1_out', ground_truth: 8 } },
+  correct: false, token_length: 61, agent_turns: 2, agent_tool_calls: 1, agent_status: 'success',
+  turn_outputs: { 0: 'Task 1 is 3 + 4.\n</think>\n\nI will check with the calculator.', 1: '\\boxed{task_1_out = 6} \\boxed{task_2_out = 7}' },
+  expected_task_outputs: ['task_1_out', 'task_2_out'],
+  task_answers: { task_1_out: { answer: '6', turn: 1 }, task_2_out: { answer: '7', turn: 1 } },
+  transcript: [
+    { role: 'system', content: 'You are a helpful reasoning assistant with a calculator.' },
+    { role: 'user', content: 'Define task_1_input = 3. <script>window.__pwned = 1</script> and <b>not bold</b>' },
+    { role: 'assistant', content: 'I will check with the calculator.', reasoning: 'Task 1 is 3 + 4.',
+      tool_calls: [{ id: 'call_0_0', name: 'calculator', arguments: '{"expressions":["3 + 4"]}' }] },
+    { role: 'tool', content: '["7"]', tool_call_id: 'call_0_0', name: 'calculator' },
+    { role: 'user', content: 'Your reply was cut off before every answer was boxed.', purpose: 'repair:cutoff' },
+    { role: 'assistant', content: '\\boxed{task_1_out = 6} \\boxed{task_2_out = 7} <img src=x onerror="window.__pwned = 2">' },
+  ],
+  node_status: { task_1_out: 'wrong', task_2_out: 'wrong' },
+  first_breaks: ['task_1_out'],
+  strategy: 'window', strategy_params: { exchanges: 1 },
+  requests: [
+    { turn: 0, kind: 'turn', messages: 2, prompt_tokens_estimated: 40, prompt_tokens_reported: 42, completion_tokens: 21, latency_ms: 800 },
+    { turn: 1, kind: 'turn', messages: 3, prompt_tokens_estimated: 1100, prompt_tokens_reported: 1234, completion_tokens: 40, latency_ms: 1500 },
+  ],
+  repairs: { initial_tool: 0, final_answer: 0, cutoff: 1 },
+  usage: { prompt_tokens: 1276, completion_tokens: 61, reported_turns: 2, estimated_turns: 0, auxiliary_calls: 0, auxiliary_prompt_tokens: 0, auxiliary_completion_tokens: 0 },
+};
+
+/** An image task answered correctly: the picture was sent with the prompt. */
+const imageRecord = {
+  task_id: 0, task_name: 'image.braid', sample_idx: 0, target_family: 'image',
+  prompt: 'Task 1:\nFollow the path in Image 1 and call the list of its numbers task_1_out.\n', ground_truth: [4, 9],
+  images: [{ image_index: 1, task_number: 1, mime_type: 'image/png', data_url: pngDataUrl(96, 64), ground_truth: [4, 9], metadata: { width: 96, height: 64 } }],
+  correct: true, agent_status: 'success', agent_turns: 1, agent_tool_calls: 0, token_length: 12,
+  turn_outputs: { 0: '\\boxed{task_1_out = [4, 9]}' },
+  task_answers: { task_1_out: { answer: '[4, 9]', turn: 0 } },
+  transcript: [
+    { role: 'system', content: 'You are a helpful reasoning assistant with a calculator.' },
+    { role: 'user', content: 'Task 1:\nFollow the path in Image 1 and call the list of its numbers task_1_out.\n', pictures: 1 },
+    { role: 'assistant', content: 'The path passes 4 then 9 (a zebra crossing). \\boxed{task_1_out = [4, 9]}' },
+  ],
+  node_status: { task_1_out: 'correct' }, first_breaks: [], strategy: 'full', strategy_params: {},
+  requests: [{ turn: 0, kind: 'turn', messages: 2, prompt_tokens_estimated: 900, prompt_tokens_reported: 950, completion_tokens: 12, latency_ms: 300 }],
+};
+
+const endpointFailure = { ...sample(2, ''), agent_status: 'api_error', agent_error: 'HTTP 503: the endpoint is overloaded', correct: false, transcript: [] };
+const transcriptFile = { summary: { generation_params: {} }, samples: [chainRecord, imageRecord, endpointFailure, { ...sample(3, '7'), correct: true }] };
+
+const visibleRows = (page) => page.locator('[data-testid="transcript-row"]').evaluateAll((rows) => rows.map((r) => [Number(r.dataset.index), r.dataset.status]));
+
+test('a sample opens its transcript, with the requests it sent and where its chain broke', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  await page.setInputFiles('[data-testid="results-file"]', file('transcripts.json', transcriptFile));
+  await page.waitForSelector('[data-testid="transcript-row"]');
+  assert.deepEqual(await visibleRows(page), [[0, 'wrong'], [1, 'correct'], [2, 'error'], [3, 'correct']]);
+  assert.equal(await page.textContent('[data-testid="transcript-count"]'), '4 samples');
+
+  // Filters change the rows shown.
+  await page.check('#tx-failures');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="transcript-row"]').length === 2);
+  assert.deepEqual(await visibleRows(page), [[0, 'wrong'], [2, 'error']]);
+  assert.equal(await page.textContent('[data-testid="transcript-count"]'), '2 of 4 samples');
+  await page.uncheck('#tx-failures');
+  await page.fill('#tx-search', 'ZEBRA crossing');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="transcript-row"]').length === 1);
+  assert.deepEqual(await visibleRows(page), [[1, 'correct']], 'the search reads the transcripts, in any case');
+  await page.fill('#tx-search', '');
+  await page.selectOption('#tx-filter-status', 'error');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="transcript-row"]').length === 1);
+  assert.deepEqual(await visibleRows(page), [[2, 'error']]);
+  await page.selectOption('#tx-filter-status', '');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="transcript-row"]').length === 4);
+
+  // The wrong chain: verdict, messages in order, folded reasoning, the tool call with its result, the repair.
+  await page.click('[data-testid="transcript-row"][data-index="0"]');
+  const transcript = page.locator('[data-testid="transcript"]');
+  await transcript.waitFor();
+  assert.equal(await transcript.getAttribute('data-index'), '0');
+  assert.equal(await transcript.locator('[data-testid="transcript-verdict"]').textContent(), 'wrong');
+  assert.equal(await transcript.locator('[data-testid="transcript-answer"]').textContent(), 'task_2_out = 7 given; the ground truth is 8');
+  assert.equal(await transcript.locator('[data-testid="transcript-strategy"]').textContent(), 'window:exchanges=1');
+  assert.match(await transcript.locator('[data-testid="transcript-tokens"]').textContent(), /^2 calls · 1,276 prompt \+ 61 completion tokens/);
+  const roles = await transcript.locator('[data-testid="transcript-message"]').evaluateAll((ms) => ms.map((m) => m.dataset.role));
+  assert.deepEqual(roles, ['system', 'user', 'assistant', 'user', 'assistant'], 'the tool result sits under its call');
+  const reasoning = transcript.locator('[data-testid="reasoning"]');
+  assert.equal(await reasoning.count(), 1);
+  assert.equal(await reasoning.evaluate((d) => d.open), false, 'reasoning starts folded');
+  assert.match(await reasoning.locator('summary').textContent(), /^reasoning \(16 characters\)$/);
+  await reasoning.locator('summary').click();
+  assert.equal(await reasoning.locator('pre').textContent(), 'Task 1 is 3 + 4.');
+  const call = transcript.locator('[data-testid="tool-call"]');
+  assert.match(await call.textContent(), /calls calculator call_0_0/);
+  assert.equal(await call.locator('.tx-args').textContent(), '{\n  "expressions": [\n    "3 + 4"\n  ]\n}', 'arguments pretty-printed');
+  assert.equal(await call.locator('[data-testid="tool-result"] pre').textContent(), '["7"]');
+  const repair = transcript.locator('[data-testid="transcript-message"][data-purpose="repair:cutoff"]');
+  assert.equal(await repair.locator('[data-testid="harness-marker"]').textContent(), 'harness · repair:cutoff');
+  assert.match(await transcript.locator('[data-testid="turn-answers"]').textContent(), /task_1_out = 6, task_2_out = 7/);
+  const requests = await transcript.locator('[data-testid="transcript-request"]').allTextContents();
+  assert.deepEqual(requests.map((r) => r.replace(/^→ /, '')), [
+    'request 1 (turn 1) sent 2 of 2 messages · 42 prompt tokens · 21 completion tokens · 800 ms',
+    'request 2 (turn 2) sent 3 of 5 messages · 1,234 prompt tokens · 40 completion tokens · 1,500 ms',
+  ]);
+  // Markup in model text is text.
+  const user = transcript.locator('[data-testid="transcript-message"][data-role="user"]').first();
+  assert.equal(await user.locator('pre').textContent(), 'Define task_1_input = 3. <script>window.__pwned = 1</script> and <b>not bold</b>');
+  assert.equal(await transcript.locator('.tx-conversation script, .tx-conversation b, .tx-conversation img').count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // Where the chain broke: both nodes wrong, the first one the first break, with a legend.
+  const graph = transcript.locator('[data-testid="break-graph"] svg');
+  assert.deepEqual(await graph.locator('.node.wrong').evaluateAll((gs) => gs.map((g) => g.dataset.nodeId)), ['task_1', 'task_2']);
+  assert.deepEqual(await graph.locator('.node.first-break').evaluateAll((gs) => gs.map((g) => g.dataset.nodeId)), ['task_1']);
+  assert.equal(await page.textContent('[data-testid="break-summary"]'), '2 of 2 graded outputs are wrong or missing; the chain first broke at task_1_out.');
+  assert.match(await transcript.locator('.tx-legend').textContent(), /correct.*wrong.*missing.*first break/);
+  await shoot(page, 'results-transcript', { fullPage: true });
+
+  // The image sample, opened from the keyboard (the next row after the open one): the picture sits in the
+  // prompt's message.
+  await page.focus('[data-testid="transcript-list"]');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="transcript"][data-index="1"]');
+  const picture = page.locator('[data-testid="transcript-message"][data-role="user"] [data-testid="transcript-picture"]');
+  assert.equal(await picture.count(), 1, 'the picture is shown with the message that sent it');
+  await page.waitForFunction(() => { const img = document.querySelector('[data-testid="transcript-picture"]'); return img?.complete && img.naturalWidth === 96; });
+  assert.equal(await page.locator('[data-testid="transcript-verdict"]').textContent(), 'correct');
+  assert.equal(await page.locator('[data-testid="break-graph"] svg .node.correct').count(), 1);
+  await page.evaluate(() => document.querySelector('[data-testid="transcript"]').scrollIntoView());
+  await shoot(page, 'results-transcript-picture');
+
+  // The endpoint failure says why, and what its file lacks.
+  await page.click('[data-testid="transcript-row"][data-index="2"]');
+  await page.waitForSelector('[data-testid="transcript"][data-index="2"]');
+  assert.equal(await page.locator('[data-testid="transcript-verdict"]').textContent(), 'error');
+  assert.match(await page.textContent('[data-testid="transcript"] .tx-error'), /HTTP 503: the endpoint is overloaded/);
+  assert.match(await page.textContent('[data-testid="transcript-notes"]'), /no request log/);
+  assert.deepEqual(errors, []);
+});
+
+test('a reference results file opens its turn outputs and grades its nodes here', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const reference = JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'reference', 'results_math_multichain.sample.json'), 'utf8'));
+  await page.setInputFiles('[data-testid="results-file"]', file('reference.json', reference));
+  await page.waitForSelector('[data-testid="transcript-row"]');
+  await page.locator('[data-testid="transcript-row"]').first().click();
+  await page.waitForSelector('[data-testid="transcript"]');
+  const notes = await page.textContent('[data-testid="transcript-notes"]');
+  assert.match(notes, /no transcript/);
+  assert.match(notes, /graded here from the stored answers/);
+  const turns = await page.locator('[data-testid="transcript-message"][data-role="assistant"]').count();
+  assert.equal(turns, Object.keys(reference.samples[0].turn_outputs).length, 'one entry per stored turn output');
+  assert.ok(await page.locator('[data-testid="break-graph"] svg .node').count() >= 8, 'the multichain is drawn');
+  assert.ok(await page.locator('[data-testid="break-graph"] svg .node.correct, [data-testid="break-graph"] svg .node.wrong, [data-testid="break-graph"] svg .node.missing').count() >= 8);
+  const firstBreakInView = await page.locator('[data-testid="break-graph"]').evaluate((el) => {
+    const node = el.querySelector('.node.first-break').getBoundingClientRect();
+    const frame = el.getBoundingClientRect();
+    return el.scrollLeft > 0 && node.left >= frame.left && node.right <= frame.right;
+  });
+  assert.ok(firstBreakInView, 'the wide graph is scrolled to its first break');
+  assert.deepEqual(errors, []);
+});
+
+test('10,000 samples list with only the rows in view in the page, and a text search reads them in slices', async () => {
+  const { page, errors } = browser;
+  await page.addInitScript(LONG_TASKS);
+  await page.goto(`${server.url}#/results`);
+  // The same document only changed its hash: load it again so the long-task observer is installed.
+  await page.reload();
+  const many = { summary: { generation_params: {} }, samples: Array.from({ length: 10000 }, (_, i) => ({
+    ...chainRecord, sample_idx: i, correct: i % 3 === 0, transcript: i === 9876 ? [...chainRecord.transcript, { role: 'assistant', content: 'a unique marmalade' }] : chainRecord.transcript,
+  })) };
+  await page.evaluate(() => { window.__longTasks = []; });
+  const started = Date.now();
+  const manyFile = file('many.json', many);
+  await page.setInputFiles('[data-testid="results-file"]', manyFile);
+  await page.waitForSelector('[data-testid="transcript-row"]');
+  const shownAfter = Date.now() - started;
+  const tasks = await page.evaluate(() => window.__longTasks.slice());
+  assert.equal(await page.textContent('[data-testid="transcript-count"]'), '10,000 samples');
+  const inDom = await page.locator('[data-testid="transcript-row"]').count();
+  assert.ok(inDom > 5 && inDom <= 30, `only the rows in view are drawn (${inDom})`);
+  // The list scrolls to its end.
+  await page.locator('[data-testid="transcript-list"]').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  await page.waitForSelector('[data-testid="transcript-row"][data-index="9999"]');
+  await page.evaluate(() => { window.__longTasks = []; });
+  const searched = Date.now();
+  await page.fill('#tx-search', 'marmalade');
+  await page.waitForSelector('[data-testid="transcript-count"]:has-text("searching")').catch(() => {});
+  await page.waitForFunction(() => document.querySelector('[data-testid="transcript-count"]').textContent === '1 of 10,000 samples');
+  const searchMs = Date.now() - searched;
+  const searchTasks = await page.evaluate(() => window.__longTasks.slice());
+  assert.deepEqual(await visibleRows(page), [[9876, 'correct']]);
+  assert.ok(searchTasks.every((ms) => ms < 100), `no task of the search over 100 ms: ${searchTasks}`);
+  console.log(`10,000 samples (${(manyFile.buffer.length / 1e6).toFixed(1)} MB): first rows ${shownAfter} ms after the file was picked (reading and the metrics included); long tasks ${JSON.stringify(tasks.map(Math.round))}; a search over every transcript ${searchMs} ms, long tasks ${JSON.stringify(searchTasks.map(Math.round))}`);
+  assert.deepEqual(errors, []);
+});
+
+test('a 1,000-task chain lists where it broke instead of drawing every node', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/about`);
+  await page.goto(`${server.url}#/results`);
+  const n = 1000;
+  const stages = Array.from({ length: n - 1 }, (_, k) => ({ task_number: k + 1, task_name: 'AddTask', input_name: k ? `task_${k}_out` : 'task_1_input', ground_truth: k }));
+  const statuses = Object.fromEntries(Array.from({ length: n }, (_, k) => [`task_${k + 1}_out`, k < 600 ? 'correct' : k < 610 ? 'wrong' : 'missing']));
+  const long = { ...chainRecord, transcript: chainRecord.transcript, chain: { distractors: stages, target: { task_number: n, task_name: 'AddTask', input_name: `task_${n - 1}_out`, ground_truth: 0 } },
+    node_status: statuses, first_breaks: ['task_601_out'] };
+  await page.setInputFiles('[data-testid="results-file"]', file('long.json', { summary: { generation_params: {} }, samples: [long] }));
+  await page.waitForSelector('[data-testid="transcript-row"]');
+  const started = Date.now();
+  await page.click('[data-testid="transcript-row"][data-index="0"]');
+  await page.waitForSelector('[data-testid="break-graph-too-large"]');
+  console.log(`a 1,000-task sample's transcript opened in ${Date.now() - started} ms`);
+  assert.match(await page.textContent('[data-testid="break-summary"]'), /^400 of 1000 graded outputs are wrong or missing; the chain first broke at task_601_out\./);
+  const listed = await page.locator('[data-testid="broken-nodes"] li').allTextContents();
+  assert.match(listed[0], /^task_601_out \(node task_601\) wrong · first break$/, 'the first break leads the list');
+  assert.equal(listed.at(-1), 'and 200 more');
+  assert.deepEqual(errors, []);
+});
+
+test('a link opens a sample, and a finished row of Evaluate opens its transcript here', async () => {
+  const { page, errors } = browser;
+  // Leave the page first, so it is built anew without the filters set before.
+  await page.goto(`${server.url}#/about`);
+  await page.goto(`${server.url}#/results`);
+  await page.setInputFiles('[data-testid="results-file"]', file('transcripts.json', transcriptFile));
+  await page.waitForSelector('[data-testid="transcript-row"]');
+  await page.evaluate(() => { window.location.hash = '#/results?sample=2'; });
+  await page.waitForSelector('[data-testid="transcript"][data-index="2"]');
+
+  // A real run in this tab, against the scripted endpoint: what the engine records is what the view reads.
+  const llm = await startFaultServer(['--faults', 'off']);
+  try {
+    await page.goto(`${server.url}#/about`);
+    await page.goto(`${server.url}#/evaluate`);
+    await page.waitForSelector('[data-testid="start-run"]:not([disabled])');
+    await page.fill('[data-testid="base-url"]', llm.url);
+    await page.fill('[data-testid="sample-limit"]', '2');
+    await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
+    await page.click('[data-testid="start-run"]');
+    await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 60000 });
+    const correct = await page.locator('[data-testid="sample-row"]').nth(1).locator('td').nth(4).textContent();
+    await page.locator('[data-testid="sample-row"]').nth(1).click();
+    await page.waitForSelector('[data-testid="transcript"][data-index="1"]');
+    assert.match(page.url(), /#\/results\?sample=1$/);
+    const transcript = page.locator('[data-testid="transcript"]');
+    assert.equal(await transcript.locator('[data-testid="transcript-verdict"]').textContent(), correct === 'yes' ? 'correct' : 'wrong');
+    const roles = await transcript.locator('[data-testid="transcript-message"]').evaluateAll((ms) => ms.map((m) => m.dataset.role));
+    assert.deepEqual(roles.slice(0, 3), ['system', 'user', 'assistant']);
+    assert.ok(await transcript.locator('[data-testid="tool-call"] [data-testid="tool-result"]').count() >= 1, 'the calculator call and its result');
+    const first = await transcript.locator('[data-testid="transcript-request"]').first().textContent();
+    assert.match(first, /request 1 \(turn 1\) sent 2 of 2 messages · ~?[\d,]+ prompt tokens/);
+    assert.equal(await transcript.locator('[data-testid="transcript-notes"]').count(), 0, 'our own records lack nothing');
+    assert.ok(await transcript.locator('[data-testid="break-graph"] svg .node').count() >= 1);
+  } finally {
+    await llm.close();
+  }
   assert.deepEqual(errors, []);
 });

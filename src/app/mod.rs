@@ -27,3 +27,4 @@ pub mod roles;
 pub mod store;
 pub mod stored_run;
 pub mod strategy_form;
+pub mod transcript;

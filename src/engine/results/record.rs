@@ -10,7 +10,8 @@ use crate::engine::agent::{AgentRecord, Message, RequestLog, Status};
 use serde_json::{json, Map, Value};
 
 /// The transcript as JSON: every message with role, content and, where present, reasoning, tool calls,
-/// the answered call id and the harness's purpose for it.
+/// the answered call id, the harness's purpose for it and, for a message sent with pictures, how many
+/// (`pictures`; the pictures themselves stay in the sample's `images`, never copied here).
 pub fn transcript_json(messages: &[Message]) -> Value {
     Value::Array(
         messages
@@ -31,6 +32,9 @@ pub fn transcript_json(messages: &[Message]) -> Value {
                 }
                 if let Some(p) = &m.purpose {
                     v["purpose"] = json!(p);
+                }
+                if !m.images.is_empty() {
+                    v["pictures"] = json!(m.images.len());
                 }
                 v
             })
@@ -124,4 +128,46 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
 /// True once a results sample has ended (any status but `in_progress`).
 pub fn is_finished(sample: &Value) -> bool {
     sample.get("agent_status").and_then(Value::as_str).is_some_and(|s| s != "in_progress")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::agent::{ImagePart, Role, ToolCall};
+
+    fn picture(label: &str) -> ImagePart {
+        ImagePart { url: "data:image/png;base64,iVBORw0KGgo=".into(), width: 4, height: 3, label: label.into() }
+    }
+
+    #[track_caller]
+    fn check(messages: &[Message], expected: &str) {
+        assert_eq!(transcript_json(messages).to_string(), expected);
+    }
+
+    #[test]
+    fn plain_messages_keep_their_exact_output() {
+        let mut assistant = Message::new(Role::Assistant, "<b>15</b>");
+        assistant.reasoning = Some("5*3".into());
+        assistant.tool_calls = vec![ToolCall { id: "c1".into(), name: "calculator".into(), arguments: "[\"5*3\"]".into() }];
+        let mut tool = Message::new(Role::Tool, "15");
+        tool.tool_call_id = Some("c1".into());
+        tool.name = Some("calculator".into());
+        let repair = Message::new(Role::User, "answer").with_purpose("repair:cutoff");
+        check(
+            &[Message::new(Role::System, "s"), assistant, tool, repair],
+            concat!(
+                r#"[{"role":"system","content":"s"},"#,
+                r#"{"role":"assistant","content":"<b>15</b>","reasoning":"5*3","tool_calls":[{"id":"c1","name":"calculator","arguments":"[\"5*3\"]"}]},"#,
+                r#"{"role":"tool","content":"15","tool_call_id":"c1","name":"calculator"},"#,
+                r#"{"role":"user","content":"answer","purpose":"repair:cutoff"}]"#
+            ),
+        );
+    }
+
+    #[test]
+    fn a_message_sent_with_pictures_counts_them_without_copying_them() {
+        let mut prompt = Message::new(Role::User, "Task 1: read the picture.");
+        prompt.images = vec![picture("Image 1 (Task 1):"), picture("Image 2 (Task 2):")];
+        check(&[prompt, Message::new(Role::User, "again")], r#"[{"role":"user","content":"Task 1: read the picture.","pictures":2},{"role":"user","content":"again"}]"#);
+    }
 }

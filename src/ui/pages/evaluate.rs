@@ -343,9 +343,18 @@ pub fn EvaluatePage() -> impl IntoView {
             <table id="eval-rows">
                 <thead><tr><th>"#"</th><th>"target"</th><th>"status"</th><th>"turns"</th><th>"correct"</th></tr></thead>
                 <tbody>
-                    {move || rows.get().into_iter().map(|r| { let status = r.status.clone(); view! {
-                        <tr class="eval-row" data-testid="sample-row" data-status=status>
-                            <td>{r.index}</td><td>{r.task}</td><td class="eval-status">{r.status}</td><td>{r.turns}</td>
+                    {move || rows.get().into_iter().map(|r| { let status = r.status.clone(); let index = r.index; let finished = r.correct.is_some(); view! {
+                        // A finished sample opens its transcript on Results.
+                        <tr class="eval-row" data-testid="sample-row" data-status=status class:eval-row--done=finished on:click=move |_| {
+                            if finished {
+                                let _ = window().location().set_hash(&format!("/results?sample={index}"));
+                            }
+                        }>
+                            <td>{if finished {
+                                view! { <a href=format!("#/results?sample={index}") data-testid="sample-transcript" title="read its transcript on Results">{index}</a> }.into_any()
+                            } else {
+                                view! { <span>{index}</span> }.into_any()
+                            }}</td><td>{r.task}</td><td class="eval-status">{r.status}</td><td>{r.turns}</td>
                             <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
                         </tr>
                     }}).collect_view()}

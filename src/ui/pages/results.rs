@@ -1,6 +1,7 @@
 //! Results: metrics of a results file (loaded here, or the latest run of the Evaluate page): accuracy with
 //! Wilson intervals per topology × family and per target, tokens, turns, tool calls, statuses, per-node accuracy;
-//! and several runs compared side by side.
+//! its samples, filtered, each opening its transcript with where its chain broke (`#/results?sample=N` opens
+//! sample N); and several runs compared side by side.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -16,7 +17,17 @@ use crate::web::download::download_text;
 use crate::web::files::picked_text;
 
 mod compare;
+mod samples;
+mod transcript;
 use compare::CompareRuns;
+use samples::SampleList;
+use transcript::TranscriptPanel;
+
+/// The sample a link asks for (`#/results?sample=3`).
+fn linked_sample() -> Option<usize> {
+    let hash = window().location().hash().ok()?;
+    crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == "sample").and_then(|(_, v)| v.parse().ok())
+}
 
 /// Grades every sample as stored (no replay): the note on unfinished samples, if any, and the metrics table.
 fn metrics_text(results: &Value, state: RunState) -> Result<(Option<String>, String, Option<String>), String> {
@@ -39,6 +50,16 @@ pub fn ResultsPage() -> impl IntoView {
     let state = expect_context::<AppState>();
     let error = RwSignal::new(String::new());
     let source = RwSignal::new(String::new());
+    // The sample whose transcript is open; a link's sample is also scrolled to once it is drawn.
+    let open: RwSignal<Option<usize>> = RwSignal::new(linked_sample());
+    let reveal = RwSignal::new(open.get_untracked().is_some());
+    let follow = window_event_listener(leptos::ev::hashchange, move |_| {
+        if let Some(index) = linked_sample() {
+            open.set(Some(index));
+            reveal.set(true);
+        }
+    });
+    on_cleanup(move || follow.remove());
     let load = move |ev: leptos::ev::Event| {
         spawn_local(async move {
             match picked_text(&ev).await {
@@ -48,6 +69,7 @@ pub fn ResultsPage() -> impl IntoView {
                         Ok(_) => {
                             error.set(String::new());
                             source.set(name);
+                            open.set(None);
                             state.results.set(Some(json));
                         }
                         Err(e) => error.set(format!("{name}: {e}")),
@@ -67,9 +89,11 @@ pub fn ResultsPage() -> impl IntoView {
                 <span class="muted">{move || if source.get().is_empty() { String::new() } else { format!(" showing {}", source.get()) }}</span>
             </p>
             <ErrorView message=Signal::derive(move || error.get()) />
-            {move || match state.results.get() {
+            {move || {
+                let run_state = if state.evaluation.running.get() { RunState::Running } else { RunState::Stopped };
+                match state.results.with(|results| results.as_ref().map(|results| metrics_text(results, run_state))) {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
-                Some(results) => match metrics_text(&results, if state.evaluation.running.get() { RunState::Running } else { RunState::Stopped }) {
+                Some(metrics) => match metrics {
                     Ok((note, text, chart)) => view! {
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
                         {chart.map(|svg| {
@@ -90,7 +114,11 @@ pub fn ResultsPage() -> impl IntoView {
                     }.into_any(),
                     Err(e) => view! { <div class="error-view">{e}</div> }.into_any(),
                 },
-            }}
+            }}}
+            <Show when=move || state.results.with(Option::is_some)>
+                <SampleList open=open />
+                <TranscriptPanel open=open reveal=reveal />
+            </Show>
             <CompareRuns />
         </section>
     }

@@ -1,0 +1,1231 @@
+//! The Results page's reading of one results file, sample by sample: the list (`SampleRow` per sample, narrowed
+//! by a `RowFilter` of verdict, failures and text), and one sample's transcript as it reads (`Transcript`): the
+//! verdict, every message in order with the requests sent between them, what each request carried, the answers
+//! each turn gave, the pictures of image tasks beside the message that sent them, and where the chain broke
+//! (`Breaks`: the instance graph with each node's status). Files record different things (the reference's keep
+//! turn outputs but no transcript, request log or node statuses); whatever a file lacks becomes a note, never a
+//! failure. Model text is carried as plain strings for the page to show as text.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value as Json;
+
+use crate::app::catalog::shorten;
+use crate::app::drawing::DETAIL_NODES;
+use crate::app::instance::{answer_of, pictures_of, PictureView};
+use crate::engine::agent::Strategy;
+use crate::engine::dataset::instance_graph;
+use crate::engine::dataset::shape::topology_of;
+use crate::engine::grade::collect::Answers;
+use crate::engine::grade::{grade_result_sample, NodeStatus, SampleSpec};
+use crate::engine::render::{self, LayoutOptions, RenderOptions};
+use crate::engine::results::{is_finished, sample_cost};
+
+/// How a sample ended, as the list files it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Finished with the target answered correctly.
+    Correct,
+    /// Finished without a correct target answer.
+    Wrong,
+    /// Ended by an endpoint failure (`api_error`), or a record that could not be read.
+    Error,
+    /// Not finished (`in_progress`, or no status at all).
+    Unfinished,
+}
+
+impl Verdict {
+    /// Every verdict, in menu order.
+    pub const ALL: [Verdict; 4] = [Verdict::Correct, Verdict::Wrong, Verdict::Error, Verdict::Unfinished];
+
+    /// The verdict's name in menus and `data-status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Correct => "correct",
+            Verdict::Wrong => "wrong",
+            Verdict::Error => "error",
+            Verdict::Unfinished => "unfinished",
+        }
+    }
+
+    /// The verdict named `name`, if any.
+    pub fn parse(name: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
+    /// True for samples that finished and failed (wrong or ended by an error).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Verdict::Wrong | Verdict::Error)
+    }
+}
+
+/// Token counts of one sample, as far as its record tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    /// Prompt and completion tokens of every call (from the request log or the usage totals).
+    Total(u64),
+    /// Only the generated tokens (`token_length`, the reference's count).
+    Generated(u64),
+    /// Nothing recorded.
+    Unknown,
+}
+
+impl Tokens {
+    fn of(sample: &Json) -> Tokens {
+        if let Some(cost) = sample_cost(sample).filter(|c| c.total_tokens > 0) {
+            return Tokens::Total(cost.total_tokens);
+        }
+        match sample.get("token_length").and_then(Json::as_u64) {
+            Some(n) => Tokens::Generated(n),
+            None => Tokens::Unknown,
+        }
+    }
+
+    /// `12,345`, `3,210 generated`, or `–`.
+    pub fn describe(self) -> String {
+        match self {
+            Tokens::Total(n) => grouped(n),
+            Tokens::Generated(n) => format!("{} generated", grouped(n)),
+            Tokens::Unknown => "–".into(),
+        }
+    }
+}
+
+/// One sample in the list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleRow {
+    /// Position in the file's `samples`.
+    pub index: usize,
+    pub verdict: Verdict,
+    /// `agent_status` as written (empty when absent).
+    pub status: String,
+    /// The target task's name.
+    pub target: String,
+    pub topology: &'static str,
+    /// `agent_turns`, when recorded.
+    pub turns: Option<u64>,
+    pub tokens: Tokens,
+}
+
+/// The verdict of a results sample: the record's own `correct` once it has finished, graded from its stored
+/// answers only when the record has no `correct`.
+pub fn verdict_of(sample: &Json, index: usize) -> Verdict {
+    if !is_finished(sample) {
+        return Verdict::Unfinished;
+    }
+    if sample.get("agent_status").and_then(Json::as_str) == Some("api_error") {
+        return Verdict::Error;
+    }
+    let correct = match sample.get("correct").and_then(Json::as_bool) {
+        Some(correct) => correct,
+        None => match grade_result_sample(sample, index, false, false) {
+            Ok((grade, _)) => grade.correct,
+            Err(_) => return Verdict::Error,
+        },
+    };
+    if correct {
+        Verdict::Correct
+    } else {
+        Verdict::Wrong
+    }
+}
+
+/// The list of a results file: one row per entry of `samples` (none when there is no such list).
+pub fn sample_rows(results: &Json) -> Vec<SampleRow> {
+    let Some(samples) = results.get("samples").and_then(Json::as_array) else { return Vec::new() };
+    samples
+        .iter()
+        .enumerate()
+        .map(|(index, sample)| SampleRow {
+            index,
+            verdict: verdict_of(sample, index),
+            status: text(sample, "agent_status").unwrap_or_default(),
+            target: text(sample, "task_name").unwrap_or_default(),
+            topology: topology_of(sample),
+            turns: sample.get("agent_turns").and_then(Json::as_u64),
+            tokens: Tokens::of(sample),
+        })
+        .collect()
+}
+
+/// The list's filters; the default keeps everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowFilter {
+    /// Only samples with this verdict.
+    pub verdict: Option<Verdict>,
+    /// Only wrong samples and samples ended by an error.
+    pub failures_only: bool,
+    /// Text that the prompt, an answer, a turn output or a transcript message must contain (any case).
+    pub text: String,
+}
+
+/// The positions in `rows` the filter keeps, in order. `samples` is the file's list the rows were made from;
+/// the text search reads it, and only for rows that pass the other filters.
+pub fn filter_rows(rows: &[SampleRow], samples: &[Json], filter: &RowFilter) -> Vec<usize> {
+    let mut search = Search::new(filter);
+    search.step(rows, samples, usize::MAX);
+    search.kept
+}
+
+/// A filtering of the list read in slices, so that a text search through a large file never holds the page:
+/// each `step` reads rows until about `budget` bytes of text have been searched, and the rows kept so far
+/// stay in list order.
+pub struct Search {
+    verdict: Option<Verdict>,
+    failures_only: bool,
+    needle: Option<Needle>,
+    next: usize,
+    kept: Vec<usize>,
+}
+
+impl Search {
+    /// A search for `filter`, before its first row.
+    pub fn new(filter: &RowFilter) -> Search {
+        Search { verdict: filter.verdict, failures_only: filter.failures_only, needle: Needle::new(&filter.text), next: 0, kept: Vec::new() }
+    }
+
+    /// Reads on from where the last step stopped; true once every row has been read. A step reads at least
+    /// one row, however long its text.
+    pub fn step(&mut self, rows: &[SampleRow], samples: &[Json], budget: usize) -> bool {
+        let read = std::cell::Cell::new(0usize);
+        while let Some(row) = rows.get(self.next) {
+            if read.get() >= budget {
+                return false;
+            }
+            let passes = self.verdict.is_none_or(|v| row.verdict == v) && (!self.failures_only || row.verdict.is_failure());
+            if passes && self.needle.as_ref().is_none_or(|n| samples.get(row.index).is_some_and(|s| mentions(s, n, &read))) {
+                self.kept.push(self.next);
+            }
+            self.next += 1;
+        }
+        true
+    }
+
+    /// Rows read so far.
+    pub fn read(&self) -> usize {
+        self.next
+    }
+
+    /// The positions kept so far.
+    pub fn kept(&self) -> &[usize] {
+        &self.kept
+    }
+
+    /// The positions kept, taken out.
+    pub fn into_kept(self) -> Vec<usize> {
+        self.kept
+    }
+}
+
+/// The count line above the list: `12 of 10,000 samples` or `10,000 samples`.
+pub fn count_line(kept: usize, total: usize) -> String {
+    let noun = if total == 1 { "sample" } else { "samples" };
+    if kept == total {
+        format!("{} {noun}", grouped(total as u64))
+    } else {
+        format!("{} of {} {noun}", grouped(kept as u64), grouped(total as u64))
+    }
+}
+
+/// A search text, folded once.
+enum Needle {
+    /// ASCII text, lower-cased: matched byte by byte without allocating.
+    Ascii(Vec<u8>),
+    /// Other text, lower-cased: matched against lower-cased haystacks.
+    Unicode(String),
+}
+
+impl Needle {
+    fn new(text: &str) -> Option<Needle> {
+        let text = text.trim();
+        if text.is_empty() {
+            None
+        } else if text.is_ascii() {
+            Some(Needle::Ascii(text.to_ascii_lowercase().into_bytes()))
+        } else {
+            Some(Needle::Unicode(text.to_lowercase()))
+        }
+    }
+
+    fn found_in(&self, haystack: &str) -> bool {
+        match self {
+            Needle::Ascii(needle) => contains_ascii_folded(haystack.as_bytes(), needle),
+            Needle::Unicode(needle) => haystack.to_lowercase().contains(needle.as_str()),
+        }
+    }
+}
+
+/// True when `haystack` contains `needle` (lower-case ASCII) in any ASCII case.
+fn contains_ascii_folded(haystack: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else { return true };
+    if haystack.len() < needle.len() {
+        return false;
+    }
+    let upper = first.to_ascii_uppercase();
+    let last_start = haystack.len() - needle.len();
+    (0..=last_start).any(|i| {
+        let b = haystack[i];
+        (b == first || b == upper) && haystack[i + 1..i + needle.len()].eq_ignore_ascii_case(rest)
+    })
+}
+
+/// True when the sample's prompt, answers, turn outputs, transcript or error mention `needle`; `read` counts
+/// the bytes searched.
+fn mentions(sample: &Json, needle: &Needle, read: &std::cell::Cell<usize>) -> bool {
+    let found = |v: Option<&Json>| {
+        v.and_then(Json::as_str).is_some_and(|s| {
+            read.set(read.get() + s.len());
+            needle.found_in(s)
+        })
+    };
+    if found(sample.get("prompt")) || found(sample.get("agent_error")) {
+        return true;
+    }
+    if let Some(answers) = sample.get("task_answers").and_then(Json::as_object) {
+        if answers.values().any(|a| found(a.get("answer")) || found(Some(a))) {
+            return true;
+        }
+    }
+    if let Some(outputs) = sample.get("turn_outputs") {
+        let mut texts: Box<dyn Iterator<Item = &Json>> = match outputs {
+            Json::Object(map) => Box::new(map.values()),
+            Json::Array(list) => Box::new(list.iter()),
+            _ => Box::new(std::iter::empty()),
+        };
+        if texts.any(|t| found(Some(t))) {
+            return true;
+        }
+    }
+    sample.get("transcript").and_then(Json::as_array).into_iter().flatten().any(|m| {
+        found(m.get("content"))
+            || found(m.get("reasoning"))
+            || m.get("tool_calls").and_then(Json::as_array).into_iter().flatten().any(|c| found(c.get("arguments")) || found(c.get("name")))
+    })
+}
+
+/// One sample's transcript as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transcript {
+    /// Position in the file's `samples`.
+    pub index: usize,
+    pub head: Head,
+    /// Messages, requests and (for files without a transcript) turn outputs, in the order they happened.
+    pub entries: Vec<Entry>,
+    /// The sample's pictures; messages refer to them by position.
+    pub pictures: Vec<PictureView>,
+    /// What the file does not record, one sentence each.
+    pub notes: Vec<String>,
+    pub breaks: Breaks,
+}
+
+/// The transcript's header.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Head {
+    pub verdict: Verdict,
+    /// `agent_status` as written (empty when absent).
+    pub status: String,
+    /// `agent_error`, when the run recorded one.
+    pub error: Option<String>,
+    /// The target task's name.
+    pub target: String,
+    /// The graded output's name (`task_3_out`).
+    pub output: String,
+    /// The answer the run collected for it, if any.
+    pub given: Option<String>,
+    /// Its ground truth as Python prints it.
+    pub truth: String,
+    /// The context strategy with its parameters (`window:exchanges=8`), when recorded.
+    pub strategy: Option<String>,
+    pub turns: Option<u64>,
+    pub tool_calls: Option<u64>,
+    pub tokens: TokenFacts,
+    /// Repairs used, by kind, when recorded (only kinds used).
+    pub repairs: Vec<(String, u64)>,
+}
+
+/// The token figures of a sample.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenFacts {
+    /// Prompt tokens of every call (reported, else estimated), when a request log or usage totals exist.
+    pub prompt: Option<u64>,
+    /// Completion tokens of every call.
+    pub completion: Option<u64>,
+    /// Calls made (from the request log).
+    pub calls: Option<usize>,
+    /// `token_length`: tokens generated.
+    pub generated: Option<u64>,
+}
+
+impl TokenFacts {
+    /// `3 calls · 1,234 prompt + 56 completion tokens` (whatever is known).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(calls) = self.calls {
+            parts.push(format!("{} call{}", grouped(calls as u64), if calls == 1 { "" } else { "s" }));
+        }
+        match (self.prompt, self.completion) {
+            (Some(p), Some(c)) => parts.push(format!("{} prompt + {} completion tokens", grouped(p), grouped(c))),
+            (Some(p), None) => parts.push(format!("{} prompt tokens", grouped(p))),
+            (None, Some(c)) => parts.push(format!("{} completion tokens", grouped(c))),
+            (None, None) => {}
+        }
+        if let Some(g) = self.generated {
+            parts.push(format!("{} generated", grouped(g)));
+        }
+        if parts.is_empty() {
+            "not recorded".into()
+        } else {
+            parts.join(" · ")
+        }
+    }
+}
+
+/// One step of the conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    Message(MessageView),
+    Request(RequestView),
+    /// A turn of a file without a transcript: its output as stored in `turn_outputs`.
+    Turn(TurnView),
+}
+
+/// Who wrote a message, as the badge shows it; anything unknown is `Other` with its text kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+    Other(String),
+}
+
+impl Role {
+    fn parse(text: &str) -> Role {
+        match text {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            other => Role::Other(other.to_string()),
+        }
+    }
+
+    /// The badge's text.
+    pub fn label(&self) -> &str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Other(text) if text.is_empty() => "unknown",
+            Role::Other(text) => text,
+        }
+    }
+
+    /// A CSS class suffix from a fixed set (never the file's text).
+    pub fn class(&self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Other(_) => "other",
+        }
+    }
+}
+
+/// One message of the transcript.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageView {
+    /// Position in the transcript.
+    pub position: usize,
+    pub role: Role,
+    /// For assistant messages: the 0-based turn.
+    pub turn: Option<usize>,
+    pub content: String,
+    /// Reasoning the model returned apart.
+    pub reasoning: Option<String>,
+    /// Tool calls, each with the result answering it.
+    pub calls: Vec<CallView>,
+    /// What the harness added the message for (`repair:cutoff`), for harness messages.
+    pub purpose: Option<String>,
+    /// For a tool result that answers no call of the transcript: the tool's name and the call id it names.
+    pub unmatched_tool: Option<(String, String)>,
+    /// The pictures sent with the message: `pictures[start..start + count]` of the transcript.
+    pub pictures: (usize, usize),
+    /// The answers collected from this turn's output, `(output name, answer)`.
+    pub answers: Vec<(String, String)>,
+}
+
+/// A tool call and its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallView {
+    pub id: String,
+    pub name: String,
+    /// The arguments, pretty-printed when they are JSON, else as sent.
+    pub arguments: String,
+    /// The tool message that answered it, if the transcript has one.
+    pub result: Option<String>,
+}
+
+/// One request sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestView {
+    /// 1-based position in the request log.
+    pub number: usize,
+    /// The 0-based turn it belongs to.
+    pub turn: usize,
+    /// `turn`, `summary`, or what the file says.
+    pub kind: String,
+    /// Messages it sent.
+    pub sent: Option<u64>,
+    /// Messages the conversation had when it was sent (turn requests of files with a transcript).
+    pub history: Option<usize>,
+    pub prompt_reported: Option<u64>,
+    pub prompt_estimated: Option<u64>,
+    pub completion: Option<u64>,
+    pub latency_ms: Option<u64>,
+}
+
+impl RequestView {
+    /// `request 3 (turn 3) sent 5 of 9 messages · 1,234 prompt tokens · 56 completion tokens · 820 ms`.
+    pub fn describe(&self) -> String {
+        let what = if self.kind == "turn" { format!("request {} (turn {})", self.number, self.turn + 1) } else { format!("request {} ({} call before turn {})", self.number, self.kind, self.turn + 1) };
+        let mut parts = vec![match (self.sent, self.history) {
+            (Some(sent), Some(history)) => format!("{what} sent {} of {} messages", grouped(sent), grouped(history as u64)),
+            (Some(sent), None) => format!("{what} sent {} message{}", grouped(sent), if sent == 1 { "" } else { "s" }),
+            (None, _) => format!("{what}: messages sent not recorded"),
+        }];
+        match (self.prompt_reported, self.prompt_estimated) {
+            (Some(p), _) => parts.push(format!("{} prompt tokens", grouped(p))),
+            (None, Some(e)) => parts.push(format!("~{} prompt tokens (estimated)", grouped(e))),
+            (None, None) => {}
+        }
+        if let Some(c) = self.completion {
+            parts.push(format!("{} completion tokens", grouped(c)));
+        }
+        if let Some(ms) = self.latency_ms {
+            parts.push(format!("{} ms", grouped(ms)));
+        }
+        parts.join(" · ")
+    }
+
+    /// True when the request left out part of the conversation.
+    pub fn is_partial(&self) -> bool {
+        matches!((self.sent, self.history), (Some(sent), Some(history)) if (sent as usize) < history)
+    }
+}
+
+/// A turn's stored output, for files without a transcript.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnView {
+    /// 0-based.
+    pub turn: usize,
+    /// The text before `</think>`, when the output has one.
+    pub reasoning: Option<String>,
+    pub text: String,
+    pub answers: Vec<(String, String)>,
+}
+
+/// Where the chain broke: every graded node's status, the first broken nodes, and the drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breaks {
+    /// Every graded output in task order: its name, the graph node it belongs to (if found) and its status.
+    pub nodes: Vec<NodeLine>,
+    /// Outputs wrong or missing whose inputs were all correct.
+    pub first_breaks: Vec<String>,
+    /// True when the file records no statuses and they were graded here from the stored answers.
+    pub graded_here: bool,
+    pub drawing: BreakDrawing,
+}
+
+/// One graded output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeLine {
+    /// `task_3_out`.
+    pub output: String,
+    /// The node id in the drawing.
+    pub node: Option<String>,
+    /// `correct`, `wrong` or `missing`.
+    pub status: &'static str,
+    pub first_break: bool,
+}
+
+/// The graph with the statuses, or why there is none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BreakDrawing {
+    /// Our SVG (from escaped text) with `correct`/`wrong`/`missing`/`first-break` classes on the node groups.
+    Svg(String),
+    /// Over `DETAIL_NODES` nodes: the list of nodes is shown instead.
+    TooLarge { nodes: usize },
+    Unavailable { reason: String },
+}
+
+/// The transcript of the sample at `index` of a results file.
+pub fn transcript_of(sample: &Json, index: usize) -> Transcript {
+    let spec = SampleSpec::from_json(sample, index).ok();
+    let expected: Vec<String> = spec.as_ref().map(|s| s.expected.clone()).unwrap_or_default();
+    let turn_texts = turn_outputs(sample);
+    let answers_by_turn = answers_by_turn(&turn_texts, &expected);
+    let pictures = pictures_of(sample);
+    let mut notes = Vec::new();
+    let messages = sample.get("transcript").and_then(Json::as_array);
+    let requests = sample.get("requests").and_then(Json::as_array);
+    let entries = match messages {
+        Some(messages) => message_entries(messages, requests.map(Vec::as_slice).unwrap_or(&[]), &answers_by_turn, pictures.len(), &mut notes),
+        None => {
+            notes.push(if turn_texts.is_empty() {
+                "This file records neither a transcript nor turn outputs: only the verdict and the answers are known.".to_string()
+            } else {
+                "This file records no transcript (the reference's files do not): the prompt and each turn's output are shown as stored, without tool results or harness messages.".to_string()
+            });
+            outputs_only(sample, &turn_texts, &answers_by_turn, pictures.len(), requests.map(Vec::as_slice).unwrap_or(&[]))
+        }
+    };
+    if requests.is_none() {
+        notes.push("This file records no request log: how much of the conversation each request sent, and its tokens, are not known.".into());
+    }
+    let breaks = breaks_of(sample, index);
+    if breaks.graded_here && !breaks.nodes.is_empty() {
+        notes.push("This file records no per-node statuses: they are graded here from the stored answers.".into());
+    }
+    Transcript { index, head: head_of(sample, index, spec.as_ref()), entries, pictures, notes, breaks }
+}
+
+fn head_of(sample: &Json, index: usize, spec: Option<&SampleSpec>) -> Head {
+    let (fallback_output, truth) = answer_of(sample);
+    let output = spec.map(|s| s.target.clone()).unwrap_or(fallback_output);
+    let given = sample.get("task_answers").and_then(|a| a.get(&output)).and_then(|a| a.get("answer").or(Some(a))).map(|a| match a {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    });
+    let strategy = sample.get("strategy").and_then(Json::as_str).map(|name| {
+        Strategy::from_results(name, sample.get("strategy_params"), sample.get("acg_budget_tokens").and_then(Json::as_u64)).map(|s| s.to_string()).unwrap_or_else(|_| name.to_string())
+    });
+    let usage = sample.get("usage");
+    let usage_number = |key: &str| usage.and_then(|u| u.get(key)).and_then(Json::as_u64);
+    let requests = sample.get("requests").and_then(Json::as_array);
+    let tokens = TokenFacts {
+        prompt: requests.map(|r| r.iter().map(|q| q.get("prompt_tokens_reported").and_then(Json::as_u64).or_else(|| q.get("prompt_tokens_estimated").and_then(Json::as_u64)).unwrap_or(0)).sum()).or_else(|| usage_number("prompt_tokens")),
+        completion: requests.map(|r| r.iter().filter_map(|q| q.get("completion_tokens").and_then(Json::as_u64)).sum()).or_else(|| usage_number("completion_tokens")),
+        calls: requests.map(Vec::len),
+        generated: sample.get("token_length").and_then(Json::as_u64),
+    };
+    let repairs = sample
+        .get("repairs")
+        .and_then(Json::as_object)
+        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_u64()?))).filter(|(_, n)| *n > 0).collect())
+        .unwrap_or_default();
+    Head {
+        verdict: verdict_of(sample, index),
+        status: text(sample, "agent_status").unwrap_or_default(),
+        error: text(sample, "agent_error"),
+        target: text(sample, "task_name").unwrap_or_default(),
+        output,
+        given,
+        truth,
+        strategy,
+        turns: sample.get("agent_turns").and_then(Json::as_u64),
+        tool_calls: sample.get("agent_tool_calls").and_then(Json::as_u64),
+        tokens,
+        repairs,
+    }
+}
+
+/// `turn_outputs` as `(turn, text)` in turn order: the reference's `{"0": text}` or a plain list.
+fn turn_outputs(sample: &Json) -> Vec<(usize, String)> {
+    let mut turns: Vec<(usize, String)> = match sample.get("turn_outputs") {
+        Some(Json::Object(map)) => map.iter().filter_map(|(k, v)| Some((k.parse().ok()?, v.as_str()?.to_string()))).collect(),
+        Some(Json::Array(list)) => list.iter().enumerate().filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))).collect(),
+        _ => Vec::new(),
+    };
+    turns.sort_by_key(|(k, _)| *k);
+    turns
+}
+
+/// The answers each turn's output gave, collected as the grader collects them (later boxes replace earlier ones).
+fn answers_by_turn(turns: &[(usize, String)], expected: &[String]) -> BTreeMap<usize, Vec<(String, String)>> {
+    let mut answers = Answers::new();
+    let mut by_turn = BTreeMap::new();
+    for (turn, text) in turns {
+        let updated = answers.collect(text, *turn, expected);
+        let given: Vec<(String, String)> = updated.into_iter().filter_map(|name| Some((name.clone(), answers.get(&name)?.answer.clone()))).collect();
+        if !given.is_empty() {
+            by_turn.insert(*turn, given);
+        }
+    }
+    by_turn
+}
+
+/// The text of a message's `content`: a string, the text parts of a content list, or the JSON as written.
+fn content_text(content: Option<&Json>) -> String {
+    match content {
+        None | Some(Json::Null) => String::new(),
+        Some(Json::String(s)) => s.clone(),
+        Some(Json::Array(parts)) if parts.iter().all(|p| p.get("type").is_some()) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Json::as_str)).collect::<Vec<_>>().join("\n")
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Tool-call arguments pretty-printed: JSON text or a JSON value laid out, anything else as sent.
+fn pretty_arguments(arguments: Option<&Json>) -> String {
+    match arguments {
+        None | Some(Json::Null) => String::new(),
+        Some(Json::String(s)) => match serde_json::from_str::<Json>(s) {
+            Ok(value) => serde_json::to_string_pretty(&value).unwrap_or_else(|_| s.clone()),
+            Err(_) => s.clone(),
+        },
+        Some(other) => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usize, Vec<(String, String)>>, pictures: usize, notes: &mut Vec<String>) -> Vec<Entry> {
+    // Tool results by the call id they answer; each is shown under its call, and alone only when no call names it.
+    let mut results: BTreeMap<&str, usize> = BTreeMap::new();
+    for (position, m) in messages.iter().enumerate() {
+        if m.get("role").and_then(Json::as_str) == Some("tool") {
+            if let Some(id) = m.get("tool_call_id").and_then(Json::as_str) {
+                results.entry(id).or_insert(position);
+            }
+        }
+    }
+    let called: std::collections::BTreeSet<&str> = messages
+        .iter()
+        .flat_map(|m| m.get("tool_calls").and_then(Json::as_array).into_iter().flatten())
+        .filter_map(|c| c.get("id").and_then(Json::as_str))
+        .collect();
+    // Where each turn's assistant message is: turn k is the k-th assistant message.
+    let assistant_positions: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m.get("role").and_then(Json::as_str) == Some("assistant")).map(|(p, _)| p).collect();
+    let mut request_views: Vec<RequestView> = requests.iter().enumerate().map(|(k, r)| request_view(k, r)).collect();
+    for r in &mut request_views {
+        if r.kind == "turn" {
+            r.history = Some(assistant_positions.get(r.turn).copied().unwrap_or(messages.len()));
+        }
+    }
+    let mut pending = request_views.into_iter().peekable();
+    let counted = messages.iter().any(|m| m.get("pictures").is_some());
+    if pictures > 0 && !counted {
+        notes.push("This file does not record which message carried the pictures: they are shown with the prompt, where the harness sends them.".into());
+    }
+    let mut picture_cursor = 0;
+    let mut first_user_seen = false;
+    let mut entries = Vec::with_capacity(messages.len() + requests.len());
+    let mut turn = 0;
+    for (position, m) in messages.iter().enumerate() {
+        let role = Role::parse(m.get("role").and_then(Json::as_str).unwrap_or(""));
+        let this_turn = (role == Role::Assistant).then_some(turn);
+        if let Some(t) = this_turn {
+            while pending.peek().is_some_and(|r| r.turn <= t) {
+                entries.extend(pending.next().map(Entry::Request));
+            }
+            turn += 1;
+        }
+        if role == Role::Tool && m.get("tool_call_id").and_then(Json::as_str).is_some_and(|id| called.contains(id) && results.get(id) == Some(&position)) {
+            continue;
+        }
+        let count = if counted {
+            m.get("pictures").and_then(Json::as_u64).map_or(0, |n| n as usize)
+        } else if role == Role::User && !first_user_seen {
+            pictures
+        } else {
+            0
+        };
+        if role == Role::User {
+            first_user_seen = true;
+        }
+        let start = picture_cursor.min(pictures);
+        let shown = count.min(pictures - start);
+        picture_cursor = start + shown;
+        let calls = m
+            .get("tool_calls")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let id = c.get("id").and_then(Json::as_str).unwrap_or("").to_string();
+                let function = c.get("function");
+                let name = c.get("name").or_else(|| function.and_then(|f| f.get("name"))).and_then(Json::as_str).unwrap_or("").to_string();
+                let arguments = pretty_arguments(c.get("arguments").or_else(|| function.and_then(|f| f.get("arguments"))));
+                let result = results.get(id.as_str()).map(|&p| content_text(messages[p].get("content")));
+                CallView { id, name, arguments, result }
+            })
+            .collect();
+        let unmatched_tool = (role == Role::Tool).then(|| (text(m, "name").unwrap_or_default(), text(m, "tool_call_id").unwrap_or_default()));
+        entries.push(Entry::Message(MessageView {
+            position,
+            role,
+            turn: this_turn,
+            content: content_text(m.get("content")),
+            reasoning: text(m, "reasoning").filter(|r| !r.is_empty()),
+            calls,
+            purpose: text(m, "purpose"),
+            unmatched_tool,
+            pictures: if shown == 0 { (0, 0) } else { (start, shown) },
+            answers: this_turn.and_then(|t| answers.get(&t).cloned()).unwrap_or_default(),
+        }));
+    }
+    entries.extend(pending.map(Entry::Request));
+    entries
+}
+
+fn request_view(k: usize, r: &Json) -> RequestView {
+    let number = |key: &str| r.get(key).and_then(Json::as_u64);
+    RequestView {
+        number: k + 1,
+        turn: number("turn").map_or(0, |t| t as usize),
+        kind: text(r, "kind").unwrap_or_else(|| "turn".into()),
+        sent: number("messages").or_else(|| r.get("messages").and_then(Json::as_array).map(|m| m.len() as u64)),
+        history: None,
+        prompt_reported: number("prompt_tokens_reported"),
+        prompt_estimated: number("prompt_tokens_estimated"),
+        completion: number("completion_tokens"),
+        latency_ms: number("latency_ms"),
+    }
+}
+
+/// The entries of a file without a transcript: the prompt (with the pictures), then each turn's output, each
+/// after its requests when there is a request log.
+fn outputs_only(sample: &Json, turns: &[(usize, String)], answers: &BTreeMap<usize, Vec<(String, String)>>, pictures: usize, requests: &[Json]) -> Vec<Entry> {
+    let mut entries = Vec::new();
+    if let Some(prompt) = sample.get("prompt") {
+        entries.push(Entry::Message(MessageView {
+            position: 0,
+            role: Role::User,
+            turn: None,
+            content: content_text(Some(prompt)),
+            reasoning: None,
+            calls: Vec::new(),
+            purpose: None,
+            unmatched_tool: None,
+            pictures: (0, pictures),
+            answers: Vec::new(),
+        }));
+    }
+    let mut pending = requests.iter().enumerate().map(|(k, r)| request_view(k, r)).peekable();
+    for (turn, output) in turns {
+        while pending.peek().is_some_and(|r| r.turn <= *turn) {
+            entries.extend(pending.next().map(Entry::Request));
+        }
+        let (reasoning, text) = match output.split_once("</think>") {
+            Some((before, after)) => (Some(before.trim_end().to_string()).filter(|r| !r.is_empty()), after.trim_start().to_string()),
+            None => (None, output.clone()),
+        };
+        entries.push(Entry::Turn(TurnView { turn: *turn, reasoning, text, answers: answers.get(turn).cloned().unwrap_or_default() }));
+    }
+    entries.extend(pending.map(Entry::Request));
+    entries
+}
+
+/// Each graded output's node in the sample's graph: a custom graph's stages name their node, every other
+/// layout draws output `task_N_out` as node `task_N`.
+fn node_of_output(sample: &Json) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    let stages = sample.get("custom_dag").and_then(|d| d.get("stages")).and_then(Json::as_array);
+    for stage in stages.into_iter().flatten() {
+        if let (Some(id), Some(n)) = (stage.get("node_id").and_then(Json::as_str), stage.get("task_number").and_then(Json::as_u64)) {
+            map.insert(format!("task_{n}_out"), id.to_string());
+        }
+    }
+    map
+}
+
+fn node_for(output: &str, custom: &BTreeMap<String, String>, is_custom: bool) -> Option<String> {
+    if is_custom {
+        return custom.get(output).cloned();
+    }
+    let number = output.strip_prefix("task_")?.strip_suffix("_out")?;
+    number.parse::<u64>().ok().map(|n| format!("task_{n}"))
+}
+
+/// Where the chain broke: the record's `node_status` and `first_breaks`, or (when it has none) the grade of its
+/// stored answers; and the graph drawn with them.
+pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
+    let recorded: Option<Vec<(String, NodeStatus)>> =
+        sample.get("node_status").and_then(Json::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), NodeStatus::parse(v.as_str()?)?))).collect());
+    let (statuses, first_breaks, graded_here) = match recorded {
+        Some(statuses) => {
+            let first: Vec<String> = sample.get("first_breaks").and_then(Json::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+            (statuses, first, false)
+        }
+        None if is_finished(sample) => match grade_result_sample(sample, index, false, false) {
+            Ok((grade, _)) => (grade.nodes, grade.first_breaks, true),
+            Err(_) => (Vec::new(), Vec::new(), true),
+        },
+        None => (Vec::new(), Vec::new(), true),
+    };
+    let is_custom = sample.get("custom_dag").is_some();
+    let custom = node_of_output(sample);
+    let nodes: Vec<NodeLine> = statuses
+        .iter()
+        .map(|(output, status)| NodeLine { output: output.clone(), node: node_for(output, &custom, is_custom), status: status.as_str(), first_break: first_breaks.contains(output) })
+        .collect();
+    let drawing = match instance_graph(sample) {
+        None => BreakDrawing::Unavailable { reason: "the record names no task stage".into() },
+        Some(instance) if instance.graph.nodes().len() > DETAIL_NODES => BreakDrawing::TooLarge { nodes: instance.graph.nodes().len() },
+        Some(instance) => {
+            let mut options = RenderOptions { layout: LayoutOptions { node_notes: instance.notes.clone(), ..LayoutOptions::default() }, ..RenderOptions::default() };
+            for line in &nodes {
+                if let Some(node) = &line.node {
+                    let class = if line.first_break { format!("{} first-break", line.status) } else { line.status.to_string() };
+                    options.node_classes.insert(node.clone(), class);
+                }
+            }
+            match render::to_svg(&instance.graph, &options) {
+                Ok(svg) => BreakDrawing::Svg(svg),
+                Err(e) => BreakDrawing::Unavailable { reason: e.to_string() },
+            }
+        }
+    };
+    Breaks { nodes, first_breaks, graded_here, drawing }
+}
+
+/// A short line for a long text (the list's tooltips and the header).
+pub fn brief(text: &str, max: usize) -> String {
+    shorten(&text.replace('\n', " "), max)
+}
+
+/// A whole number with thousands separators: `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn text(json: &Json, key: &str) -> Option<String> {
+    json.get(key).and_then(Json::as_str).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A two-task chain whose first task came back wrong, with a tool call, a repair and two requests.
+    fn chain_sample() -> Json {
+        json!({
+            "task_id": 4, "task_name": "AddTask", "sample_idx": 0,
+            "prompt": "Task 1:\nCompute 3 + 4 and call the result task_1_out.\nTask 2:\nAdd 1 to task_1_out and call the result task_2_out.\n",
+            "ground_truth": 8,
+            "chain": {"distractors": [{"task_number": 1, "task_name": "AddTask", "input_name": "task_1_input", "ground_truth": 7}],
+                      "target": {"task_number": 2, "task_name": "AddTask", "input_name": "task_1_out", "ground_truth": 8}},
+            "correct": false, "agent_status": "success", "agent_turns": 2, "agent_tool_calls": 1, "token_length": 60,
+            "turn_outputs": {"0": "thinking\n</think>\n\nLet me use the tool.", "1": "\\boxed{task_1_out = 6} \\boxed{task_2_out = 7}"},
+            "task_answers": {"task_1_out": {"answer": "6", "turn": 1}, "task_2_out": {"answer": "7", "turn": 1}},
+            "transcript": [
+                {"role": "system", "content": "You are a helpful assistant."},
+                {"role": "user", "content": "Task 1: <script>alert(1)</script> <b>bold</b>"},
+                {"role": "assistant", "content": "Let me use the tool.", "reasoning": "3 + 4 is small",
+                 "tool_calls": [{"id": "c1", "name": "calculator", "arguments": "{\"expressions\":[\"3+4\"]}"}]},
+                {"role": "tool", "content": "[\"7\"]", "tool_call_id": "c1", "name": "calculator"},
+                {"role": "user", "content": "Your reply was cut off.", "purpose": "repair:cutoff"},
+                {"role": "assistant", "content": "\\boxed{task_1_out = 6} \\boxed{task_2_out = 7}"}
+            ],
+            "node_status": {"task_1_out": "wrong", "task_2_out": "wrong"},
+            "first_breaks": ["task_1_out"],
+            "requests": [
+                {"turn": 0, "kind": "turn", "messages": 2, "prompt_tokens_estimated": 40, "prompt_tokens_reported": 42, "completion_tokens": 20, "latency_ms": 800},
+                {"turn": 1, "kind": "turn", "messages": 3, "prompt_tokens_estimated": 90, "prompt_tokens_reported": 1234, "completion_tokens": 40, "latency_ms": 1500}
+            ],
+            "strategy": "window", "strategy_params": {"exchanges": 8},
+            "usage": {"prompt_tokens": 1276, "completion_tokens": 60},
+            "repairs": {"initial_tool": 0, "final_answer": 0, "cutoff": 1}
+        })
+    }
+
+    fn results(samples: Vec<Json>) -> Json {
+        json!({"summary": {"generation_params": {}}, "samples": samples})
+    }
+
+    fn messages(t: &Transcript) -> Vec<&MessageView> {
+        t.entries.iter().filter_map(|e| if let Entry::Message(m) = e { Some(m) } else { None }).collect()
+    }
+
+    /// The entries as one line each: `role[:purpose]` for messages, `request N` for requests, `turn N` for outputs.
+    fn outline(t: &Transcript) -> Vec<String> {
+        t.entries
+            .iter()
+            .map(|e| match e {
+                Entry::Message(m) => match &m.purpose {
+                    Some(p) => format!("{}:{p}", m.role.label()),
+                    None => m.role.label().to_string(),
+                },
+                Entry::Request(r) => format!("request {}", r.number),
+                Entry::Turn(t) => format!("turn {}", t.turn),
+            })
+            .collect()
+    }
+
+    #[track_caller]
+    fn check_verdict(sample: Json, expected: Verdict) {
+        assert_eq!(verdict_of(&sample, 0), expected, "{sample}");
+    }
+
+    #[test]
+    fn verdicts_follow_the_record_and_grade_only_records_without_one() {
+        check_verdict(json!({"agent_status": "success", "correct": true}), Verdict::Correct);
+        check_verdict(json!({"agent_status": "timeout", "correct": false}), Verdict::Wrong);
+        check_verdict(json!({"agent_status": "api_error", "correct": false, "agent_error": "HTTP 500"}), Verdict::Error);
+        check_verdict(json!({"agent_status": "in_progress", "correct": true}), Verdict::Unfinished);
+        check_verdict(json!({"correct": true}), Verdict::Unfinished);
+        let mut graded = json!({"prompt": "Compute 3 + 4 and call the result task_1_out.", "ground_truth": 7, "agent_status": "success",
+            "task_answers": {"task_1_out": {"answer": "7", "turn": 0}}});
+        check_verdict(graded.clone(), Verdict::Correct);
+        graded["task_answers"]["task_1_out"]["answer"] = json!("8");
+        check_verdict(graded, Verdict::Wrong);
+        check_verdict(json!({"agent_status": "success"}), Verdict::Error);
+        check_verdict(json!({"agent_status": 7, "correct": "yes"}), Verdict::Unfinished);
+    }
+
+    #[test]
+    fn rows_read_what_each_record_says() {
+        let reference = json!({"task_name": "ConvolutionTask", "multi_chain": {}, "agent_status": "success", "correct": true, "agent_turns": 24, "token_length": 33461});
+        let ours = chain_sample();
+        let rows = sample_rows(&results(vec![reference, ours, json!("not an object"), json!({"agent_turns": "three", "token_length": -1})]));
+        assert_eq!(rows.len(), 4);
+        assert_eq!((rows[0].verdict, rows[0].topology, rows[0].turns, rows[0].tokens), (Verdict::Correct, "multichain", Some(24), Tokens::Generated(33461)));
+        assert_eq!(rows[0].tokens.describe(), "33,461 generated");
+        assert_eq!((rows[1].index, rows[1].verdict, rows[1].target.as_str(), rows[1].topology), (1, Verdict::Wrong, "AddTask", "chain"));
+        assert_eq!(rows[1].tokens, Tokens::Total(42 + 20 + 1234 + 40), "the request log's prompt and completion tokens");
+        assert_eq!((rows[2].verdict, rows[2].status.as_str(), rows[2].tokens), (Verdict::Unfinished, "", Tokens::Unknown));
+        assert_eq!((rows[3].turns, rows[3].tokens.describe()), (None, "–".to_string()));
+        assert!(sample_rows(&json!({"samples": {"0": {}}})).is_empty());
+        assert!(sample_rows(&json!([1, 2])).is_empty());
+    }
+
+    #[track_caller]
+    fn check_filter(filter: RowFilter, expected: &[usize]) {
+        let file = sample_list();
+        let samples = file["samples"].as_array().unwrap();
+        assert_eq!(filter_rows(&sample_rows(&file), samples, &filter), expected, "{filter:?}");
+    }
+
+    fn sample_list() -> Json {
+        let mut with_error = chain_sample();
+        with_error["agent_status"] = json!("api_error");
+        with_error["agent_error"] = json!("HTTP 503 from the endpoint");
+        let mut right = chain_sample();
+        right["correct"] = json!(true);
+        right["prompt"] = json!("Überprüfe die Straße");
+        right["transcript"] = json!([{"role": "assistant", "content": "", "tool_calls": [{"id": "x", "name": "calculator", "arguments": "{\"e\": \"12*Zeta\"}"}]}]);
+        let unfinished = json!({"agent_status": "in_progress", "prompt": "still going"});
+        results(vec![chain_sample(), with_error, right, unfinished])
+    }
+
+    #[test]
+    fn filters_narrow_by_verdict_failures_and_text() {
+        check_filter(RowFilter::default(), &[0, 1, 2, 3]);
+        check_filter(RowFilter { verdict: Some(Verdict::Correct), ..RowFilter::default() }, &[2]);
+        check_filter(RowFilter { verdict: Some(Verdict::Unfinished), ..RowFilter::default() }, &[3]);
+        check_filter(RowFilter { failures_only: true, ..RowFilter::default() }, &[0, 1]);
+        check_filter(RowFilter { failures_only: true, verdict: Some(Verdict::Correct), ..RowFilter::default() }, &[]);
+        // Any case, in the prompt, an error, a tool call's arguments, reasoning, a turn output, an answer.
+        check_filter(RowFilter { text: "HTTP 503".into(), ..RowFilter::default() }, &[1]);
+        check_filter(RowFilter { text: "zeta".into(), ..RowFilter::default() }, &[2]);
+        check_filter(RowFilter { text: "3 + 4 IS SMALL".into(), ..RowFilter::default() }, &[0, 1]);
+        check_filter(RowFilter { text: "STRASSE".into(), ..RowFilter::default() }, &[]);
+        check_filter(RowFilter { text: "straße".into(), ..RowFilter::default() }, &[2]);
+        check_filter(RowFilter { text: "ÜBERPRÜFE".into(), ..RowFilter::default() }, &[2]);
+        check_filter(RowFilter { text: "  ".into(), ..RowFilter::default() }, &[0, 1, 2, 3]);
+        check_filter(RowFilter { text: "still going".into(), failures_only: true, ..RowFilter::default() }, &[]);
+        check_filter(RowFilter { text: "<script>".into(), ..RowFilter::default() }, &[0, 1]);
+    }
+
+    #[test]
+    fn a_search_read_in_slices_keeps_what_one_pass_keeps() {
+        let file = sample_list();
+        let samples = file["samples"].as_array().unwrap();
+        let rows = sample_rows(&file);
+        let filter = RowFilter { text: "task_1".into(), ..RowFilter::default() };
+        let whole = filter_rows(&rows, samples, &filter);
+        let mut search = Search::new(&filter);
+        let mut steps = 0;
+        while !search.step(&rows, samples, 1) {
+            steps += 1;
+            assert_eq!(search.read(), steps, "a budget of one byte reads one row a step");
+            assert!(whole.starts_with(search.kept()));
+        }
+        assert_eq!(steps + 1, rows.len(), "the last step reads the last row and ends");
+        assert_eq!(search.into_kept(), whole);
+        assert_eq!(whole, [0, 1, 2]);
+        let mut at_once = Search::new(&filter);
+        assert!(at_once.step(&rows, samples, 1 << 20), "a large budget reads everything in one step");
+    }
+
+    #[test]
+    fn ascii_search_is_case_blind_and_bounded() {
+        assert!(contains_ascii_folded(b"Hello World", b"o w"));
+        assert!(contains_ascii_folded(b"abc", b"abc"));
+        assert!(!contains_ascii_folded(b"ab", b"abc"));
+        assert!(contains_ascii_folded(b"", b""));
+        assert!(!contains_ascii_folded(b"aaaa", b"aab"));
+        assert_eq!(count_line(3, 10_000), "3 of 10,000 samples");
+        assert_eq!(count_line(1, 1), "1 sample");
+        assert_eq!((grouped(0), grouped(999), grouped(1_000), grouped(1_234_567)), ("0".into(), "999".into(), "1,000".into(), "1,234,567".into()));
+    }
+
+    #[test]
+    fn a_transcript_puts_each_request_before_the_turn_it_asked_for() {
+        let t = transcript_of(&chain_sample(), 7);
+        assert_eq!(outline(&t), ["system", "user", "request 1", "assistant", "user:repair:cutoff", "request 2", "assistant"], "the tool result sits under its call");
+        let requests: Vec<String> = t.entries.iter().filter_map(|e| if let Entry::Request(r) = e { Some(r.describe()) } else { None }).collect();
+        assert_eq!(requests, [
+            "request 1 (turn 1) sent 2 of 2 messages · 42 prompt tokens · 20 completion tokens · 800 ms",
+            "request 2 (turn 2) sent 3 of 5 messages · 1,234 prompt tokens · 40 completion tokens · 1,500 ms",
+        ]);
+        let Entry::Request(second) = &t.entries[5] else { panic!("a request") };
+        assert!(second.is_partial(), "the window strategy left messages out");
+        assert!(t.notes.is_empty(), "our records lack nothing: {:?}", t.notes);
+    }
+
+    #[test]
+    fn messages_keep_reasoning_calls_results_purposes_and_answers() {
+        let t = transcript_of(&chain_sample(), 0);
+        let m = messages(&t);
+        assert_eq!(m[1].content, "Task 1: <script>alert(1)</script> <b>bold</b>", "markup stays text, untouched");
+        let first = m[2];
+        assert_eq!((first.role.clone(), first.turn, first.reasoning.as_deref()), (Role::Assistant, Some(0), Some("3 + 4 is small")));
+        assert_eq!(first.calls, [CallView { id: "c1".into(), name: "calculator".into(), arguments: "{\n  \"expressions\": [\n    \"3+4\"\n  ]\n}".into(), result: Some("[\"7\"]".into()) }]);
+        assert!(first.answers.is_empty());
+        assert_eq!((m[3].purpose.as_deref(), m[3].role.class()), (Some("repair:cutoff"), "user"));
+        assert_eq!(m[4].answers, [("task_1_out".to_string(), "6".to_string()), ("task_2_out".to_string(), "7".to_string())]);
+        assert_eq!(m[4].turn, Some(1));
+    }
+
+    #[test]
+    fn the_head_says_the_verdict_the_answer_against_the_truth_and_the_cost() {
+        let head = transcript_of(&chain_sample(), 0).head;
+        assert_eq!((head.verdict, head.status.as_str(), head.output.as_str(), head.given.as_deref(), head.truth.as_str()), (Verdict::Wrong, "success", "task_2_out", Some("7"), "8"));
+        assert_eq!(head.strategy.as_deref(), Some("window:exchanges=8"));
+        assert_eq!(head.tokens.describe(), "2 calls · 1,276 prompt + 60 completion tokens · 60 generated");
+        assert_eq!(head.repairs, [("cutoff".to_string(), 1)]);
+        let mut failed = chain_sample();
+        failed["agent_status"] = json!("api_error");
+        failed["agent_error"] = json!("HTTP 401: bad key");
+        failed.as_object_mut().unwrap().remove("task_answers");
+        let head = transcript_of(&failed, 0).head;
+        assert_eq!((head.verdict, head.error.as_deref(), head.given), (Verdict::Error, Some("HTTP 401: bad key"), None));
+    }
+
+    #[test]
+    fn pictures_go_with_the_message_that_counts_them() {
+        let mut sample = chain_sample();
+        let picture = |n: u64| json!({"image_index": n, "task_number": n, "data_url": "data:image/png;base64,iVBORw0KGgo=", "metadata": {"width": 4, "height": 3}});
+        sample["images"] = json!([picture(1), picture(2)]);
+        sample["transcript"][1]["pictures"] = json!(2);
+        let t = transcript_of(&sample, 0);
+        assert_eq!(t.pictures.len(), 2);
+        assert_eq!(messages(&t).iter().map(|m| m.pictures).collect::<Vec<_>>(), [(0, 0), (0, 2), (0, 0), (0, 0), (0, 0)]);
+        // A file that does not say which message carried them: the prompt, with a note.
+        sample["transcript"][1].as_object_mut().unwrap().remove("pictures");
+        let t = transcript_of(&sample, 0);
+        assert_eq!(messages(&t)[1].pictures, (0, 2));
+        assert!(t.notes.iter().any(|n| n.contains("which message carried the pictures")), "{:?}", t.notes);
+        // A count larger than the pictures the sample has shows what there is.
+        sample["transcript"][1]["pictures"] = json!(5);
+        sample["transcript"][4]["pictures"] = json!(1);
+        assert_eq!(messages(&transcript_of(&sample, 0)).iter().map(|m| m.pictures).collect::<Vec<_>>(), [(0, 0), (0, 2), (0, 0), (0, 0), (0, 0)]);
+    }
+
+    #[test]
+    fn a_reference_record_shows_its_prompt_and_turn_outputs_and_says_what_it_lacks() {
+        let mut sample = chain_sample();
+        for key in ["transcript", "requests", "node_status", "first_breaks", "strategy", "strategy_params", "usage", "repairs"] {
+            sample.as_object_mut().unwrap().remove(key);
+        }
+        let t = transcript_of(&sample, 0);
+        assert_eq!(outline(&t), ["user", "turn 0", "turn 1"]);
+        let Entry::Turn(first) = &t.entries[1] else { panic!("a turn") };
+        assert_eq!((first.reasoning.as_deref(), first.text.as_str()), (Some("thinking"), "Let me use the tool."));
+        let Entry::Turn(second) = &t.entries[2] else { panic!("a turn") };
+        assert_eq!(second.answers.len(), 2);
+        assert_eq!(t.notes.len(), 3, "{:?}", t.notes);
+        assert!(t.notes[0].contains("no transcript") && t.notes[1].contains("no request log") && t.notes[2].contains("graded here"));
+        assert!(t.breaks.graded_here);
+        assert_eq!(t.breaks.nodes.iter().map(|n| (n.output.as_str(), n.status, n.first_break)).collect::<Vec<_>>(), [("task_1_out", "wrong", true), ("task_2_out", "wrong", false)]);
+        assert_eq!((t.head.strategy, t.head.tokens.describe()), (None, "60 generated".to_string()));
+    }
+
+    #[test]
+    fn the_graph_carries_each_node_status_and_the_first_break() {
+        let breaks = transcript_of(&chain_sample(), 0).breaks;
+        assert!(!breaks.graded_here);
+        assert_eq!(breaks.first_breaks, ["task_1_out"]);
+        assert_eq!(breaks.nodes[0], NodeLine { output: "task_1_out".into(), node: Some("task_1".into()), status: "wrong", first_break: true });
+        let BreakDrawing::Svg(svg) = breaks.drawing else { panic!("a small graph is drawn") };
+        assert!(svg.contains(r#"class="node task wrong first-break" data-node-id="task_1""#), "{svg}");
+        assert!(svg.contains(r#"class="node task target wrong" data-node-id="task_2""#), "{svg}");
+    }
+
+    #[test]
+    fn custom_graphs_map_outputs_to_their_node_ids() {
+        let sample = json!({"task_name": "C", "target_node": "c", "ground_truth": 3, "agent_status": "success", "correct": true,
+            "prompt": "Define task_2_input = task_1_out[2].\n",
+            "custom_dag": {"stages": [
+                {"task_number": 1, "task_name": "A", "node_id": "a", "input_node_id": null, "ground_truth": [1, 2, 3]},
+                {"task_number": 2, "task_name": "C", "node_id": "c", "input_node_id": "p", "ground_truth": 3}],
+              "adapters": [{"node_id": "p", "op": "pick", "input_node_ids": ["a"], "output_name": "task_2_input", "ground_truth": 3}]},
+            "node_status": {"task_1_out": "missing", "task_2_out": "correct", "task_9_out": "bogus"}, "first_breaks": ["task_1_out"]});
+        let breaks = breaks_of(&sample, 0);
+        assert_eq!(breaks.nodes.iter().map(|n| (n.node.as_deref(), n.status)).collect::<Vec<_>>(), [(Some("a"), "missing"), (Some("c"), "correct")], "unknown statuses are dropped");
+        let BreakDrawing::Svg(svg) = breaks.drawing else { panic!("drawn") };
+        assert!(svg.contains(r#"class="node task missing first-break" data-node-id="a""#) && svg.contains(r#"data-node-id="p""#), "{svg}");
+    }
+
+    #[test]
+    fn graphs_over_the_detail_limit_are_listed_not_drawn() {
+        let n = DETAIL_NODES * 3;
+        let stages: Vec<Json> = (1..n).map(|k| json!({"task_number": k, "task_name": "T", "ground_truth": k})).collect();
+        let statuses: serde_json::Map<String, Json> = (1..=n).map(|k| (format!("task_{k}_out"), json!(if k < 500 { "correct" } else { "wrong" }))).collect();
+        let sample = json!({"task_name": "Last", "prompt": "p", "ground_truth": 0, "agent_status": "success", "correct": false,
+            "chain": {"distractors": stages, "target": {"task_number": n, "task_name": "Last", "ground_truth": 0}},
+            "node_status": statuses, "first_breaks": ["task_500_out"]});
+        let breaks = breaks_of(&sample, 0);
+        assert_eq!(breaks.drawing, BreakDrawing::TooLarge { nodes: n });
+        assert_eq!(breaks.nodes.len(), n);
+        assert_eq!(breaks.nodes.iter().filter(|l| l.first_break).map(|l| l.output.as_str()).collect::<Vec<_>>(), ["task_500_out"]);
+    }
+
+    #[test]
+    fn hostile_records_degrade_to_notes_never_to_a_panic() {
+        for sample in [
+            json!({}),
+            json!(null),
+            json!("text"),
+            json!({"transcript": "not a list", "requests": 3, "turn_outputs": [1, "two"], "node_status": ["wrong"], "first_breaks": "task_1_out"}),
+            json!({"transcript": [1, null, {"role": 5, "content": {"x": 1}, "tool_calls": "c", "pictures": "2"}, {"role": "tool", "tool_call_id": 3}],
+                   "requests": [{"turn": "1", "messages": [{"role": "user"}]}, null], "images": [{"data_url": "javascript:alert(1)"}]}),
+        ] {
+            let t = transcript_of(&sample, 0);
+            assert!(t.pictures.iter().all(|p| !matches!(&p.source, crate::app::instance::PictureSource::Inline(u) if !u.starts_with("data:image/"))), "{sample}");
+            let _ = (outline(&t), t.head.tokens.describe());
+        }
+        let odd = transcript_of(&json!({"transcript": [{"role": "robot", "content": [{"type": "text", "text": "hi"}, {"type": "image_url"}]}, {"role": "tool", "content": "r", "tool_call_id": "nobody", "name": "calculator"}],
+            "requests": [{"turn": 0, "messages": [{"role": "user"}, {"role": "user"}]}]}), 0);
+        let m = messages(&odd);
+        assert_eq!((m[0].role.label(), m[0].role.class(), m[0].content.as_str()), ("robot", "other", "hi"));
+        assert_eq!(m[1].unmatched_tool, Some(("calculator".to_string(), "nobody".to_string())), "a result answering no call stays visible");
+        let Some(Entry::Request(r)) = odd.entries.last() else { panic!("the request that no assistant message answered comes last") };
+        assert_eq!(r.describe(), "request 1 (turn 1) sent 2 of 2 messages");
+    }
+
+    #[test]
+    fn a_megabyte_message_is_kept_whole_and_searchable() {
+        let mut sample = chain_sample();
+        let big = format!("{}needle<i>at the end</i>", "x".repeat(1 << 20));
+        sample["transcript"][5]["content"] = json!(big);
+        let t = transcript_of(&sample, 0);
+        assert_eq!(messages(&t)[4].content, big);
+        let file = results(vec![sample, chain_sample()]);
+        let rows = sample_rows(&file);
+        let found = filter_rows(&rows, file["samples"].as_array().unwrap(), &RowFilter { text: "NEEDLE<I>".into(), ..RowFilter::default() });
+        assert_eq!(found, [0]);
+    }
+}
