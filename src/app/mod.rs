@@ -6,8 +6,10 @@
 //! levels of detail) and `link` (deep links) are the instance browser's rules. For Evaluate and Results:
 //! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
 //! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
-//! dashboard's charts as SVG), `compare` (runs side by side), `live` (a running run's progress line) and
-//! `strategy_form` (the strategy and its parameters). `editor` is the designer's canvas editor.
+//! dashboard's charts as SVG), `compare` (runs side by side), `live` (a running run's progress line),
+//! `strategy_form` (the strategy and its parameters) and `transcript` (a results file sample by sample: the
+//! list, its filters and search, each sample's transcript and where its chain broke). `editor` is the
+//! designer's canvas editor.
 
 pub mod catalog;
 pub mod charts;
