@@ -256,9 +256,12 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
     let (w, h) = (r.width, r.height);
     let radius = if matches!(node.kind, NodeKind::Task(_)) { 9.0 } else { h / 2.0 };
     let _ = write!(out, r#"<rect class="dn-box" width="{}" height="{}" rx="{}"/>"#, num(w), num(h), num(radius));
-    // Zoomed out this far, a box is a few pixels: its family colours the whole box (CSS), and ports too small
-    // to grab are left out, so a thousand nodes stay a thousand plain shapes.
+    // Zoomed out this far, a box is a few pixels: its family colours the whole box (CSS, no shadow), and its
+    // ports are kept (every node has both) but not drawn (CSS); nothing else.
+    let (input, output) = crate::engine::render::port_kinds(&node.kind);
     if look.detail == Detail::Box {
+        write_port(out, PortSide::In, input, 0.0, h / 2.0);
+        write_port(out, PortSide::Out, output, w, h / 2.0);
         out.push_str("</g>");
         return;
     }
@@ -266,7 +269,6 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
         // The family's colour as a band along the left side, following the rounded corners.
         let _ = write!(out, r#"<path class="dn-band" d="M9 0A9 9 0 0 0 0 9V{}A9 9 0 0 0 9 {}z"/>"#, num(h - 9.0), num(h));
     }
-    let (input, output) = crate::engine::render::port_kinds(&node.kind);
     let _ = write!(out, "<title>{}</title>", escape(&tooltip(node, cx, mark)));
     let lines = lines(node, cx.names);
     let limit = |i: usize| match (&node.kind, i) {
@@ -464,7 +466,8 @@ mod tests {
         let far = draw(&model);
         assert!(count(&far, "data-node-id=") >= 1000, "zoomed out, every node is in view");
         assert_eq!(count(&far, "<text"), 0, "boxes without text");
-        assert_eq!((count(&far, "data-port="), count(&far, "dn-band")), (0, 0), "nor ports or bands");
+        assert_eq!(count(&far, "dn-band"), 0, "nor family bands");
+        assert_eq!(count(&far, "data-port="), 2 * count(&far, "data-node-id="), "every node keeps its two ports");
         assert_eq!(count(&far, "dn--box"), count(&far, "data-node-id="), "every box is drawn plain");
         assert_eq!((count(&far, "data-edge="), count(&far, "de--bulk")), (0, 1), "plain edges are one path");
         assert_eq!(count(&far, "L"), model.graph().edges().len(), "with every edge in it");
@@ -473,7 +476,7 @@ mod tests {
         let drawn = count(&near, "data-node-id=");
         assert!(drawn > 0 && drawn < 300, "{drawn} nodes drawn at 100 %");
         assert!(near.contains("dn-title"));
-        assert!(count(&near, "data-port=") >= 2 * drawn - 2 && !near.contains("dn--box"), "ports come back when they can be grabbed");
+        assert!(!near.contains("dn--box"), "full boxes when zoomed in");
         assert!(model.graph().nodes().len() > LOD_THRESHOLD);
     }
 
