@@ -479,8 +479,8 @@ impl std::fmt::Display for StageProblem {
     }
 }
 
-/// Instantiates one task and applies `filter` and the required output kind. Without `with_body` the instance's body may be empty
-/// (`Task::solve`).
+/// Instantiates one task and applies `filter` and the required output kind. Without `with_body` the
+/// instance's body may be empty (`Task::solve`).
 fn instantiate(task: &dyn Task, number: usize, input_name: &str, input: &Value, output_kind: Option<Kind>, filter: Filter, with_body: bool, rng: &mut InstanceRng) -> Result<TaskInstance, StageProblem> {
     let problem = |reason: String| StageProblem { task: task.info().key.clone(), reason };
     let ctx = TaskContext { number, input_name, input, output_kind };
