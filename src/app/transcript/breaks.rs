@@ -1,0 +1,101 @@
+//! Where a sample's chain broke: every graded output's status, the first broken ones, and the instance graph
+//! drawn with them.
+
+use super::*;
+
+/// Where the chain broke: every graded node's status, the first broken nodes, and the drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breaks {
+    /// Every graded output in task order: its name, the graph node it belongs to (if found) and its status.
+    pub nodes: Vec<NodeLine>,
+    /// Outputs wrong or missing whose inputs were all correct.
+    pub first_breaks: Vec<String>,
+    /// True when the file records no statuses and they were graded here from the stored answers.
+    pub graded_here: bool,
+    pub drawing: BreakDrawing,
+}
+
+/// One graded output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeLine {
+    /// `task_3_out`.
+    pub output: String,
+    /// The node id in the drawing.
+    pub node: Option<String>,
+    /// `correct`, `wrong` or `missing`.
+    pub status: &'static str,
+    pub first_break: bool,
+}
+
+/// The graph with the statuses, or why there is none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BreakDrawing {
+    /// Our SVG (from escaped text) with `correct`/`wrong`/`missing`/`first-break` classes on the node groups.
+    Svg(String),
+    /// Over `DETAIL_NODES` nodes: the list of nodes is shown instead.
+    TooLarge { nodes: usize },
+    Unavailable { reason: String },
+}
+
+/// Each graded output's node in the sample's graph: a custom graph's stages name their node, every other
+/// layout draws output `task_N_out` as node `task_N`.
+fn node_of_output(sample: &Json) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    let stages = sample.get("custom_dag").and_then(|d| d.get("stages")).and_then(Json::as_array);
+    for stage in stages.into_iter().flatten() {
+        if let (Some(id), Some(n)) = (stage.get("node_id").and_then(Json::as_str), stage.get("task_number").and_then(Json::as_u64)) {
+            map.insert(format!("task_{n}_out"), id.to_string());
+        }
+    }
+    map
+}
+
+fn node_for(output: &str, custom: &BTreeMap<String, String>, is_custom: bool) -> Option<String> {
+    if is_custom {
+        return custom.get(output).cloned();
+    }
+    let number = output.strip_prefix("task_")?.strip_suffix("_out")?;
+    number.parse::<u64>().ok().map(|n| format!("task_{n}"))
+}
+
+/// Where the chain broke: the record's `node_status` and `first_breaks`, or (when it has none) the grade of its
+/// stored answers; and the graph drawn with them.
+pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
+    let recorded: Option<Vec<(String, NodeStatus)>> =
+        sample.get("node_status").and_then(Json::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), NodeStatus::parse(v.as_str()?)?))).collect());
+    let (statuses, first_breaks, graded_here) = match recorded {
+        Some(statuses) => {
+            let first: Vec<String> = sample.get("first_breaks").and_then(Json::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+            (statuses, first, false)
+        }
+        None if is_finished(sample) => match grade_result_sample(sample, index, false, false) {
+            Ok((grade, _)) => (grade.nodes, grade.first_breaks, true),
+            Err(_) => (Vec::new(), Vec::new(), true),
+        },
+        None => (Vec::new(), Vec::new(), true),
+    };
+    let is_custom = sample.get("custom_dag").is_some();
+    let custom = node_of_output(sample);
+    let nodes: Vec<NodeLine> = statuses
+        .iter()
+        .map(|(output, status)| NodeLine { output: output.clone(), node: node_for(output, &custom, is_custom), status: status.as_str(), first_break: first_breaks.contains(output) })
+        .collect();
+    let drawing = match instance_graph(sample) {
+        None => BreakDrawing::Unavailable { reason: "the record names no task stage".into() },
+        Some(instance) if instance.graph.nodes().len() > DETAIL_NODES => BreakDrawing::TooLarge { nodes: instance.graph.nodes().len() },
+        Some(instance) => {
+            let mut options = RenderOptions { layout: LayoutOptions { node_notes: instance.notes.clone(), ..LayoutOptions::default() }, ..RenderOptions::default() };
+            for line in &nodes {
+                if let Some(node) = &line.node {
+                    let class = if line.first_break { format!("{} first-break", line.status) } else { line.status.to_string() };
+                    options.node_classes.insert(node.clone(), class);
+                }
+            }
+            match render::to_svg(&instance.graph, &options) {
+                Ok(svg) => BreakDrawing::Svg(svg),
+                Err(e) => BreakDrawing::Unavailable { reason: e.to_string() },
+            }
+        }
+    };
+    Breaks { nodes, first_breaks, graded_here, drawing }
+}
