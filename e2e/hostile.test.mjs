@@ -1,6 +1,7 @@
 // Hostile inputs: files built to break parsers or to smuggle markup (100,000 levels of nested arrays, invalid
 // UTF-8, markup in file names and in model text) are refused or shown as text within seconds, the tab stays
-// alive, and what the user had open stays as it was.
+// alive, and what the user had open stays as it was; a base URL with a password in it is refused on Evaluate
+// before anything is sent or stored.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -74,5 +75,38 @@ test('markup in model text and in file names stays text on Results', async () =>
   assert.equal(await page.locator('#page-results script, #page-results img, #page-results a[href^="javascript:"]').count(), 0, 'no markup became elements');
   assert.match(await page.textContent('[data-testid="compare-table"]'), /<img src=x onerror=/, 'the file name shows as text');
   await alive(page);
+  assert.deepEqual(errors, []);
+});
+
+test('a base URL with a password in it is refused on Evaluate before anything is sent or stored', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/about`);
+  await page.goto(`${server.url}#/evaluate`);
+  await page.waitForSelector('[data-testid="start-run"]:not([disabled])');
+  const rowsBefore = await page.locator('[data-testid="sample-row"]').count();
+  await page.fill('[data-testid="base-url"]', 'http://alice:hunter2-secret@127.0.0.1:9/v1');
+  await page.click('[data-testid="start-run"]');
+  await page.waitForSelector('.error-view');
+  const message = await page.textContent('.error-view');
+  assert.match(message, /carries a user name or password/);
+  assert.ok(!message.includes('hunter2'), 'the message does not repeat the password');
+  assert.equal(await page.locator('[data-testid="sample-row"]').count(), rowsBefore, 'no run started');
+  assert.ok(await page.isEnabled('[data-testid="start-run"]'), 'the page is ready for the next try');
+  await page.click('[data-testid="check-endpoint"]');
+  await page.waitForSelector('[data-testid="check-result"][data-ok="false"]');
+  assert.match(await page.textContent('[data-testid="check-result"]'), /carries a user name or password/);
+  const stored = await page.evaluate(async () => {
+    const names = (await indexedDB.databases()).map((d) => d.name);
+    const dump = [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage }), location.href];
+    for (const name of names) {
+      const db = await new Promise((ok, fail) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+      for (const store of db.objectStoreNames) {
+        dump.push(await new Promise((ok) => { const tx = db.transaction(store, 'readonly'); const all = tx.objectStore(store).getAll(); tx.oncomplete = () => ok(JSON.stringify(all.result)); }));
+      }
+      db.close();
+    }
+    return dump.join('\n');
+  });
+  assert.ok(!stored.includes('hunter2'), 'the password is in no storage and not in the URL');
   assert.deepEqual(errors, []);
 });

@@ -61,6 +61,28 @@ impl Endpoint {
         }
     }
 
+    /// Why requests cannot go to the base URL, if they cannot: it must be an `http://` or `https://` URL with
+    /// no user name or password in it (a browser refuses to send to such a URL, and the secret would travel
+    /// into the run's records). The message never repeats the credentials.
+    pub fn base_url_problem(&self) -> Option<String> {
+        let base = self.base_url.trim();
+        if base.is_empty() {
+            return Some("the base URL is empty: enter the endpoint, e.g. https://api.example.com/v1".into());
+        }
+        let lower = base.to_ascii_lowercase();
+        let Some(rest) = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://")) else {
+            return Some("the base URL must start with http:// or https://".into());
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if authority.contains('@') {
+            return Some("the base URL carries a user name or password (`user:…@host`): remove it and put the key in the API key field (a browser will not send a request to such a URL)".into());
+        }
+        if authority.is_empty() {
+            return Some("the base URL names no host".into());
+        }
+        None
+    }
+
     /// The `/models` URL (the endpoint check lists models there).
     pub fn models_url(&self) -> String {
         let chat = self.chat_url();
@@ -111,5 +133,21 @@ mod tests {
         endpoint.base_url = "http://h:1/v1/chat/completions".into();
         assert_eq!(endpoint.chat_url(), "http://h:1/v1/chat/completions");
         assert_eq!(endpoint.authorization(), None);
+    }
+
+    #[test]
+    fn base_urls_with_credentials_or_without_a_scheme_are_refused_without_echoing_the_secret() {
+        let problem = |url: &str| Endpoint { base_url: url.into(), ..Endpoint::default() }.base_url_problem();
+        assert_eq!(problem(" https://api.example.com/v1 "), None);
+        assert_eq!(problem("http://127.0.0.1:8080/v1/chat/completions"), None);
+        assert_eq!(problem("http://h/v1?user=a@b"), None, "an @ after the host is not a credential");
+        for url in ["https://user:hunter2@api.example.com/v1", "HTTP://hunter2@h/v1", "https://:hunter2@h"] {
+            let message = problem(url).expect("refused");
+            assert!(message.contains("user name or password") && !message.contains("hunter2"), "{message}");
+        }
+        assert!(problem("").unwrap().contains("empty"));
+        assert!(problem("api.example.com/v1").unwrap().contains("http:// or https://"));
+        assert!(problem("javascript:alert(1)").unwrap().contains("http:// or https://"));
+        assert!(problem("https:///v1").unwrap().contains("no host"));
     }
 }

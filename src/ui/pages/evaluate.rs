@@ -237,6 +237,10 @@ pub fn EvaluatePage() -> impl IntoView {
             Err(e) => return error.set(e),
         };
         let endpoint = endpoint.get_untracked();
+        // Refused before anything is sent or stored (a run's record keeps its base URL).
+        if let Some(problem) = endpoint.base_url_problem() {
+            return error.set(problem);
+        }
         let spec = RunSpec {
             id: format!("run-{}", js_sys::Date::now() as u64),
             finished: false,

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::endpoint_check::{explain, CheckLine};
+use crate::app::endpoint_check::{explain, CheckLine, Probe};
 use crate::engine::agent::Endpoint;
 use crate::web::fetch_backend::check_endpoint;
 
@@ -17,8 +17,12 @@ pub fn EndpointCheck(
     let lines: RwSignal<Vec<CheckLine>> = RwSignal::new(Vec::new());
     let checking = RwSignal::new(false);
     let check = move |_| {
-        checking.set(true);
         lines.set(Vec::new());
+        if let Some(problem) = endpoint.with_untracked(Endpoint::base_url_problem) {
+            lines.set(vec![CheckLine { probe: Probe::Models, ok: false, message: problem }]);
+            return;
+        }
+        checking.set(true);
         spawn_local(async move {
             let seen = check_endpoint(&endpoint.get_untracked()).await;
             lines.set(seen.iter().map(|(probe, seen)| explain(*probe, seen)).collect());
