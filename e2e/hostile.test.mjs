@@ -1,12 +1,13 @@
 // Hostile inputs: files built to break parsers or to smuggle markup (100,000 levels of nested arrays, invalid
 // UTF-8, markup in file names and in model text) are refused or shown as text within seconds, the tab stays
-// alive, and what the user had open stays as it was; a base URL with a password in it is refused on Evaluate
-// before anything is sent or stored.
+// alive, and what the user had open stays as it was; a 1,000,000-node graph is refused by its size at once; a
+// base URL with a password in it is refused on Evaluate before anything is sent or stored.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { serveDist, launch, ROOT } from './harness.mjs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { serveDist, launch, removeQuietly, ROOT } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serveDist(); browser = await launch(); });
@@ -58,6 +59,34 @@ test('the designer refuses a deeply nested file with a located notice and keeps 
     assert.equal(await page.locator('[data-node-id]').count(), nodes, `${name} leaves the graph`);
     await alive(page);
   }
+  assert.deepEqual(errors, []);
+});
+
+test('the designer refuses a 1,000,000-node graph at once, by its size, and keeps the graph', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector('input[data-testid="import"]', { state: 'attached' });
+  await page.setInputFiles('input[data-testid="import"]', join(ROOT, 'tests/fixtures/reference/branched_test.json'));
+  await page.waitForFunction(() => /opened branched_test\.json/.test(document.querySelector('[data-testid="notice"]')?.textContent ?? ''));
+  const nodes = await page.locator('[data-node-id]').count();
+  // A million task nodes in a chain, written as compactly as the format allows.
+  const parts = ['{"directed":true,"multigraph":false,"graph":{"target_node":"999999"},"nodes":['];
+  for (let i = 0; i < 1000000; i++) parts.push(`${i ? ',' : ''}{"id":${i},"kind":"task","family":"math","input_kind":"scalar","output_kind":"scalar"}`);
+  parts.push('],"edges":[');
+  for (let i = 1; i < 1000000; i++) parts.push(`${i > 1 ? ',' : ''}{"source":${i - 1},"destination":${i}}`);
+  parts.push(']}');
+  const huge = Buffer.from(parts.join(''));
+  const path = join(mkdtempSync(join(tmpdir(), 'arbigraph-hostile-')), 'million.json');
+  writeFileSync(path, huge);
+  const started = Date.now();
+  await page.setInputFiles('input[data-testid="import"]', path);
+  await page.waitForFunction(() => (document.querySelector('[data-testid="notice"]')?.textContent ?? '').includes('million.json'), null, { timeout: 30000 });
+  removeQuietly(dirname(path));
+  const notice = await page.textContent('[data-testid="notice"]');
+  console.log(`a 1,000,000-node graph (${(huge.length / 1e6).toFixed(0)} MB): "${notice.slice(0, 120)}" after ${Date.now() - started} ms`);
+  assert.match(notice, new RegExp(`million\\.json: ${huge.length} bytes is too large to open`));
+  assert.equal(await page.locator('[data-node-id]').count(), nodes, 'the open graph stays');
+  await alive(page);
   assert.deepEqual(errors, []);
 });
 
