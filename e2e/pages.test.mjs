@@ -90,15 +90,17 @@ test('the designer validates live and draws the graph', async () => {
   assert.deepEqual(errors, []);
 });
 
-test('pasted runaway Python ends in a budget error within a few seconds', async () => {
+test('pasted runaway Python (loops, endless allocation, endless recursion) ends in a clear error within a few seconds', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/design`);
   await page.waitForSelector('#py-source');
   await page.click('#py-run');
   await page.waitForFunction(() => document.querySelector('#py-output')?.textContent.startsWith('result: [0, 2, 0, 3'));
-  for (const [source, args] of [
-    ['def spin(n: int) -> int:\n    while True:\n        pass\n', '{"n": 1}'],
-    ['def count(n: int) -> int:\n    t = 0\n    for i in range(10 ** 9):\n        t += i\n    return t\n', '{"n": 1}'],
+  for (const [source, args, expected] of [
+    ['def spin(n: int) -> int:\n    while True:\n        pass\n', '{"n": 1}', /step budget/],
+    ['def count(n: int) -> int:\n    t = 0\n    for i in range(10 ** 9):\n        t += i\n    return t\n', '{"n": 1}', /step budget/],
+    ['def grow(n: int) -> int:\n    xs = [n]\n    while True:\n        xs = xs + xs\n    return 0\n', '{"n": 1}', /memory cap/],
+    ['def deep(n: int) -> int:\n    return deep(n + 1) + 1\n', '{"n": 1}', /recursion/i],
   ]) {
     await page.fill('#py-source', source);
     await page.fill('#py-args', args);
@@ -107,9 +109,9 @@ test('pasted runaway Python ends in a budget error within a few seconds', async 
     await page.waitForFunction(() => document.querySelector('#py-output')?.textContent.startsWith('error:'));
     const elapsed = Date.now() - started;
     const out = await page.textContent('#py-output');
-    assert.match(out, /step budget/);
+    assert.match(out, expected);
     const reported = Number(out.match(/\((\d+) ms\)/)[1]);
-    console.log(`budget error after ${reported} ms in the interpreter, ${elapsed} ms including the click`);
+    console.log(`${out.split(" (")[0].slice(0, 60)}: after ${reported} ms in the interpreter, ${elapsed} ms including the click`);
     // A hang guard, not a speed target (the budget is counted in steps; the release build stops in a few hundred ms).
     assert.ok(reported < 5000, `interpreter stopped within a few seconds (${reported} ms)`);
   }
