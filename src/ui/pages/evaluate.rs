@@ -330,7 +330,7 @@ pub fn EvaluatePage() -> impl IntoView {
             <p>
                 <button class="primary" id="eval-run" data-testid="start-run" disabled=move || running.get() on:click=start>"Run"</button>" "
                 <button id="eval-stop" data-testid="stop-run" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "
-                <button id="eval-download" data-testid="export-results" disabled=move || state.results.get().is_none() || running.get() on:click=download>"Download results"</button>" "
+                <button id="eval-download" data-testid="export-results" disabled=move || state.results.with(Option::is_none) || running.get() on:click=download>"Download results"</button>" "
                 <a href="#/results">"see metrics"</a>
             </p>
             {move || pending.get().map(|(spec, done)| view! {
