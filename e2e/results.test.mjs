@@ -73,7 +73,7 @@ test('an error goes when the next file loads, and a file with unfinished samples
   assert.deepEqual(errors, []);
 });
 
-test('the accuracy chart draws a bar with its Wilson whisker per topology and family, and exports as SVG', async () => {
+test('the accuracy chart draws a bar with its Wilson whisker per topology and family, and exports as SVG and CSV', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/results`);
   const mixed = { summary: { generation_params: {} }, samples: [
@@ -89,6 +89,16 @@ test('the accuracy chart draws a bar with its Wilson whisker per topology and fa
   await page.click('[data-testid="export-chart"]');
   const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
   assert.match(text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" data-testid="accuracy-chart"/);
+  // The same figures as CSV, one row per scope, the counts and rates as the table shows them.
+  const csvDownload = page.waitForEvent('download');
+  await page.click('[data-testid="export-csv"]');
+  const csvFile = await csvDownload;
+  assert.equal(csvFile.suggestedFilename(), 'accuracy.csv');
+  const csv = (await (await csvFile.createReadStream()).toArray().then((c) => Buffer.concat(c).toString())).trim().split('\n');
+  assert.equal(csv[0], 'scope,topology,family,task,correct,total,accuracy,ci_low,ci_high');
+  assert.match(csv[1], /^overall,,,,3,5,0\.6000,/);
+  assert.ok(csv.some((line) => line.startsWith('topology x family,baseline,gsm,,1,2,0.5000,0.0945,0.9055')), csv.join('\n'));
+  assert.ok(csv.some((line) => line.startsWith('target task,baseline,math,AddTask,2,3,0.6667,')), csv.join('\n'));
   await page.screenshot({ path: join(SHOTS, 'results-dashboard-light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(SHOTS, 'results-dashboard-dark.png') });

@@ -53,3 +53,18 @@ fn the_paired_comparison_matches_samples_and_reports_mcnemar() {
     assert!(text.contains("matched by task_id, task_name, sample_idx"), "{text}");
     assert!(text.contains("n 10  both 1  only this 8  only other 0  difference +0.8000  McNemar exact p 0.0078"), "{text}");
 }
+
+#[test]
+fn the_figures_are_written_as_csv_on_request() {
+    let path = write("csv.json", &results(&["32", "31", "32", "32"]));
+    let csv = path.with_extension("csv");
+    let out = Command::new(arbigraph_binary()).arg("grade").arg(&path).arg("--csv").arg(&csv).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "scope,topology,family,task,correct,total,accuracy,ci_low,ci_high");
+    assert!(lines[1].starts_with("overall,,,,3,4,0.7500,"), "{text}");
+    assert!(lines.iter().any(|l| l.starts_with("target task,") && l.contains(",T,3,4,")), "{text}");
+    let stdout = Command::new(arbigraph_binary()).arg("grade").arg(&path).args(["--csv", "-"]).output().unwrap();
+    assert!(String::from_utf8(stdout.stdout).unwrap().ends_with(&text), "`-` prints the same CSV after the table");
+}

@@ -3,7 +3,7 @@
 //! (accuracy, node accuracy, McNemar against the baseline, prompt tokens, total tokens with auxiliary calls,
 //! calls per sample). Grading and the table are `engine::results` and `engine::grade::metrics`.
 
-use arbigraph_studio::engine::grade::metrics::{render_comparison, render_comparison_markdown, render_table, summarise};
+use arbigraph_studio::engine::grade::metrics::{metrics_csv, render_comparison, render_comparison_markdown, render_table, summarise};
 use arbigraph_studio::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, PairedBy, Run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,6 +32,10 @@ pub struct Args {
     /// Print the comparison table as Markdown.
     #[arg(long)]
     markdown: bool,
+    /// Also write the accuracy figures as CSV (the run, each topology × family, each target task, each graded
+    /// node, with Wilson 95% intervals) to this file (`-`: stdout, after the table).
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
 }
 
 /// Runs the command.
@@ -74,7 +78,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
             lines.push('\n');
         }
     }
-    let mut table = render_table(&summarise(&graded.outcomes()));
+    let metrics = summarise(&graded.outcomes());
+    let mut table = render_table(&metrics);
     if graded.unfinished > 0 {
         table.push_str(&format!("unfinished samples (not graded): {}\n", graded.unfinished));
     }
@@ -108,6 +113,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         eprint!("{table}");
     } else {
         print!("{table}");
+    }
+    match &args.csv {
+        Some(path) if path.as_os_str() == "-" => print!("{}", metrics_csv(&metrics)),
+        Some(path) => super::files::write_text(path, &metrics_csv(&metrics))?,
+        None => {}
     }
     Ok(if graded.unreadable.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -195,6 +195,41 @@ fn opt(x: Option<f64>) -> String {
 }
 
 /// The metrics as a plain-text table.
+/// The accuracy figures as CSV, one row per scope: the whole run, each topology × family, each target task and
+/// each graded node, with correct and total counts, the rate and its Wilson 95% interval. Fields that a
+/// spreadsheet would read as a formula (`=`, `+`, `-`, `@` first) are quoted and prefixed with `'`.
+pub fn metrics_csv(m: &Metrics) -> String {
+    let mut out = String::from("scope,topology,family,task,correct,total,accuracy,ci_low,ci_high\n");
+    let mut row = |scope: &str, topology: &str, family: &str, task: &str, a: &Accuracy| {
+        let (low, high) = a.interval();
+        let fields = [scope, topology, family, task].map(csv_field);
+        let _ = writeln!(out, "{},{},{},{},{},{},{:.4},{:.4},{:.4}", fields[0], fields[1], fields[2], fields[3], a.correct, a.total, a.rate(), low, high);
+    };
+    row("overall", "", "", "", &m.overall);
+    for ((topology, family), a) in &m.by_group {
+        row("topology x family", topology, family, "", a);
+    }
+    for ((topology, family, task), a) in &m.by_task {
+        row("target task", topology, family, task, a);
+    }
+    for (name, a) in &m.nodes {
+        row("node", "", "", name, a);
+    }
+    out
+}
+
+/// One CSV field: quoted when it holds a comma, a quote or a line break, and made inert when a spreadsheet
+/// would start a formula with it.
+fn csv_field(text: &str) -> String {
+    let formula = text.starts_with(['=', '+', '-', '@']);
+    let text = if formula { format!("'{text}") } else { text.to_string() };
+    if formula || text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
 pub fn render_table(m: &Metrics) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "accuracy (Wilson 95% CI)");
@@ -491,5 +526,25 @@ mod tests {
         assert_eq!((p.both, p.only_a, p.only_b), (1, 2, 1));
         assert!(close(p.difference, 0.25));
         assert_eq!(p.p_value, 1.0);
+    }
+
+    #[test]
+    fn the_csv_has_one_row_per_scope_and_keeps_spreadsheets_from_running_text() {
+        let mut m = Metrics::default();
+        m.overall = Accuracy { correct: 3, total: 4 };
+        m.by_group.insert(("chain".into(), "math".into()), Accuracy { correct: 1, total: 2 });
+        m.by_task.insert(("chain".into(), "math".into(), "=HYPERLINK(\"x\")".into()), Accuracy { correct: 1, total: 2 });
+        m.by_task.insert(("baseline".into(), "gsm".into(), "a, b".into()), Accuracy { correct: 2, total: 2 });
+        m.nodes.insert("task_1_out".into(), Accuracy { correct: 0, total: 1 });
+        let csv = metrics_csv(&m);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], "scope,topology,family,task,correct,total,accuracy,ci_low,ci_high");
+        let (low, high) = wilson_interval(3, 4);
+        assert_eq!(lines[1], format!("overall,,,,3,4,0.7500,{low:.4},{high:.4}"));
+        assert!(lines[2].starts_with("topology x family,chain,math,,1,2,0.5000,"));
+        assert!(lines[3].starts_with("target task,baseline,gsm,\"a, b\",2,2,1.0000,"), "{}", lines[3]);
+        assert!(lines[4].starts_with("target task,chain,math,\"'=HYPERLINK(\"\"x\"\")\",1,2,"), "{}", lines[4]);
+        assert!(lines[5].starts_with("node,,,task_1_out,0,1,0.0000,"));
+        assert_eq!(lines.len(), 6);
     }
 }

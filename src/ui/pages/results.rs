@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::app::charts::accuracy_chart;
 use crate::app::partial_run::{unfinished_note, RunState};
-use crate::engine::grade::metrics::{render_table, summarise};
+use crate::engine::grade::metrics::{metrics_csv, render_table, summarise};
 use crate::engine::results::{grade_results_file, GradeOptions};
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
@@ -29,19 +29,30 @@ fn linked_sample() -> Option<usize> {
     crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == "sample").and_then(|(_, v)| v.parse().ok())
 }
 
-/// Grades every sample as stored (no replay): the note on unfinished samples, if any, and the metrics table.
-fn metrics_text(results: &Value, state: RunState) -> Result<(Option<String>, String, Option<String>), String> {
+/// What the metrics part of the page shows: the note on unfinished samples, the metrics table, the accuracy
+/// chart and the figures as CSV.
+struct Shown {
+    note: Option<String>,
+    text: String,
+    chart: Option<String>,
+    csv: Option<String>,
+}
+
+/// Grades every sample as stored (no replay) and makes what the metrics part shows.
+fn metrics_text(results: &Value, state: RunState) -> Result<Shown, String> {
     let graded = grade_results_file(results, GradeOptions::default()).map_err(|e| e.to_string())?;
     let total = results.get("samples").and_then(Value::as_array).map_or(0, Vec::len);
     let note = unfinished_note(graded.unfinished, total, state);
     // A run with nothing finished has no figures to show, only the note.
     let metrics = summarise(&graded.outcomes());
     let chart = (!metrics.by_group.is_empty()).then(|| accuracy_chart(&metrics.by_group));
-    let mut text = if graded.samples.is_empty() && graded.unfinished > 0 { String::new() } else { render_table(&metrics) };
+    let nothing_finished = graded.samples.is_empty() && graded.unfinished > 0;
+    let mut text = if nothing_finished { String::new() } else { render_table(&metrics) };
     for (index, reason) in &graded.unreadable {
         text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
     }
-    Ok((note, text, chart))
+    let csv = (!nothing_finished).then(|| metrics_csv(&metrics));
+    Ok(Shown { note, text, chart, csv })
 }
 
 /// The Results page.
@@ -94,7 +105,7 @@ pub fn ResultsPage() -> impl IntoView {
                 match state.results.with(|results| results.as_ref().map(|results| metrics_text(results, run_state))) {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
                 Some(metrics) => match metrics {
-                    Ok((note, text, chart)) => view! {
+                    Ok(Shown { note, text, chart, csv }) => view! {
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
                         {chart.map(|svg| {
                             let export = svg.clone();
@@ -111,6 +122,14 @@ pub fn ResultsPage() -> impl IntoView {
                             }
                         })}
                         {(!text.is_empty()).then(|| view! { <pre class="prompt-view" id="results-metrics">{text}</pre> })}
+                        {csv.map(|csv| view! {
+                            <p>
+                                <button data-testid="export-csv" on:click=move |_| {
+                                    if let Err(e) = download_text("accuracy.csv", "text/csv", &csv) { error.set(e.to_string()) }
+                                }>"Export CSV"</button>
+                                <span class="muted">" accuracy with Wilson 95% intervals: the run, each topology × family, each target task and each graded node"</span>
+                            </p>
+                        })}
                     }.into_any(),
                     Err(e) => view! { <div class="error-view">{e}</div> }.into_any(),
                 },
