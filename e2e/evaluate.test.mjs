@@ -236,3 +236,51 @@ test('a strategy is chosen with its parameters; an out-of-range value is refused
   assert.deepEqual(results.samples[0].strategy_params, { exchanges: 2 });
   assert.deepEqual(errors, []);
 });
+
+test('a preset fills the endpoint; temperature, turn limit and an extra header reach the run, bad values are refused beside the fields, and the header is stored nowhere', async () => {
+  const { page, errors } = browser;
+  await llm.control({ delay_ms: 0, faults: 'off' });
+  await llm.reset();
+  await setUp(page, 1);
+  await page.selectOption('[data-testid="endpoint-preset"]', 'ollama');
+  assert.equal(await page.inputValue('[data-testid="base-url"]'), 'http://127.0.0.1:11434/v1');
+  assert.match(await page.textContent('.eval-preset-note'), /OLLAMA_ORIGINS/);
+  await page.fill('[data-testid="base-url"]', llm.url);
+  const set = async (testid, value) => {
+    await page.fill(`[data-testid="${testid}"]`, value);
+    await page.locator(`[data-testid="${testid}"]`).dispatchEvent('change');
+  };
+  for (const [testid, bad, message] of [
+    ['temperature', '3', /temperature must be between 0 and 2, got 3/],
+    ['turn-limit', '0', /turn limit must be between 1 and 2000, got 0/],
+    ['extra-headers', 'Authorization: Bearer nope', /line 1: put the key in the API key field/],
+  ]) {
+    await set(testid, bad);
+    assert.match(await page.textContent('[data-testid="settings-error"]'), message);
+  }
+  const HEADER = 'header-secret-77';
+  await set('temperature', '0.7');
+  await set('turn-limit', '30');
+  await set('extra-headers', `x-api-key: ${HEADER}`);
+  assert.equal(await page.locator('[data-testid="settings-error"]').count(), 0, 'good values clear the error');
+  await page.click('[data-testid="start-run"]');
+  await waitFinished(page, 1);
+  const stats = await llm.stats();
+  assert.deepEqual(stats.temperatures, [0.7], 'every request asked for the temperature set');
+  assert.deepEqual(stats.x_api_key, [HEADER], 'the extra header went with the requests');
+  const stored = await dumpStorage(page);
+  // Run records are stored as JSON text.
+  const runs = stored.stores.runs.values.map((r) => (typeof r === 'string' ? JSON.parse(r) : r));
+  assert.ok(runs.some((r) => r.settings?.temperature === 0.7 && r.settings?.max_turns === 30), `the run keeps its settings for resuming: ${JSON.stringify(runs.map((r) => r.settings))}`);
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-results"]');
+  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
+    assert.ok(!body.includes(HEADER), `no extra header value in ${what}`);
+  }
+  await page.screenshot({ path: join(SHOTS, 'evaluate-settings-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'evaluate-settings-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});

@@ -20,7 +20,8 @@ With --mix, every request instead draws its fault at random (seeded by --seed) f
 where slow replies correctly after --slow-ms, truncated sends a full Content-Length but only half the body before
 closing the connection, and the others are as above; the rest of the requests are answered at once.
 
-GET /stats returns counters, the Authorization headers seen (so a test can check the key was sent), the most
+GET /stats returns counters, the Authorization and x-api-key headers and the temperatures seen (so a test can
+check what the client sent), the most
 requests in flight at once, and the requests per sample (all of them, and those answered properly, slow ones
 included, under "per_sample_ok"): a prompt that starts with "Case <n>." counts as sample
 n, any other prompt under the first 12 hex digits of its SHA-256. "in_flight" is the requests being answered now.
@@ -44,7 +45,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ATTEMPTS = {}
-STATS = {"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "in_flight": 0, "per_sample": {}, "per_sample_ok": {}}
+STATS = {"requests": 0, "faults": {}, "auth": [], "x_api_key": [], "temperatures": [], "max_in_flight": 0, "in_flight": 0, "per_sample": {}, "per_sample_ok": {}}
 IN_FLIGHT = [0]
 MIX = []  # (fault, cumulative percentage) when --mix is given
 RNG = random.Random(0)
@@ -225,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, {"delay_ms": Handler.delay * 1000.0, "faults": Handler.faults})
         elif self.path.startswith("/reset"):
             with LOCK:
-                STATS.update({"requests": 0, "faults": {}, "auth": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}})
+                STATS.update({"requests": 0, "faults": {}, "auth": [], "x_api_key": [], "temperatures": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}})
                 ATTEMPTS.clear()
             self.send_json(200, {"reset": True})
         else:
@@ -250,6 +251,11 @@ class Handler(BaseHTTPRequestHandler):
             auth = self.headers.get("Authorization")
             if auth and auth not in STATS["auth"]:
                 STATS["auth"].append(auth)
+            extra = self.headers.get("x-api-key")
+            if extra and extra not in STATS["x_api_key"]:
+                STATS["x_api_key"].append(extra)
+            if body.get("temperature") not in STATS["temperatures"]:
+                STATS["temperatures"].append(body.get("temperature"))
             sample = sample_key(prompt)
             STATS["per_sample"][sample] = STATS["per_sample"].get(sample, 0) + 1
             ATTEMPTS[key] = ATTEMPTS.get(key, 0) + 1

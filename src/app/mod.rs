@@ -7,8 +7,9 @@
 //! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
 //! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
 //! dashboard's charts as SVG), `compare` (runs side by side), `live` (a running run's progress line),
-//! `strategy_form` (the strategy and its parameters) and `transcript` (a results file sample by sample: the
-//! list, its filters and search, each sample's transcript and where its chain broke). `editor` is the
+//! `run_settings` (endpoint presets, temperature, limits and extra headers), `strategy_form` (the strategy and
+//! its parameters) and `transcript` (a results file sample by sample: the list, its filters and search, each
+//! sample's transcript and where its chain broke). `editor` is the
 //! designer's canvas editor.
 
 pub mod catalog;
@@ -26,6 +27,7 @@ pub mod live;
 pub mod partial_run;
 pub mod plan;
 pub mod roles;
+pub mod run_settings;
 pub mod store;
 pub mod stored_run;
 pub mod strategy_form;

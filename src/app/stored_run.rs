@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::agent::strategy::Strategy;
+use crate::app::run_settings::RunSettings;
 use crate::engine::agent::AgentConfig;
 
 /// A run as stored under its id.
@@ -26,6 +27,9 @@ pub struct RunSpec {
     pub base_url: String,
     /// The model asked for.
     pub model: String,
+    /// Temperature and limits beyond the basics (absent in runs stored before them: the defaults).
+    #[serde(default)]
+    pub settings: RunSettings,
 }
 
 impl RunSpec {
@@ -36,6 +40,7 @@ impl RunSpec {
         config.repair_max_tokens = self.max_tokens.saturating_mul(2);
         config.max_turns = config.max_turns.min(60);
         config.strategy = Strategy::parse(&self.strategy).map_err(|e| e.to_string())?;
+        self.settings.apply(&mut config);
         Ok(config)
     }
 }
@@ -60,6 +65,7 @@ mod tests {
             max_tokens: 512,
             base_url: "http://127.0.0.1:1/v1".into(),
             model: "m".into(),
+            settings: RunSettings::default(),
         }
     }
 

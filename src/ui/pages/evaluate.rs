@@ -3,6 +3,7 @@
 //! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
 mod check;
+mod settings;
 mod strategy;
 
 use leptos::prelude::*;
@@ -18,6 +19,7 @@ use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
 use crate::ui::common::ErrorView;
 use check::EndpointCheck;
+use settings::RunSettingsForm;
 use strategy::StrategyPicker;
 use crate::app::form::GenerateForm;
 use crate::app::live::{progress_line, Live};
@@ -250,11 +252,13 @@ pub fn EvaluatePage() -> impl IntoView {
             max_tokens: max_tokens.get_untracked(),
             base_url: endpoint.base_url.clone(),
             model: endpoint.model.clone(),
+            settings: evaluation.settings.get_untracked(),
         };
         execute(spec, endpoint);
     };
 
-    // Resuming takes the stored base URL and model and the key typed now (a key is never stored).
+    // Resuming takes the stored base URL, model and settings, and the key and extra headers typed now (neither
+    // is ever stored).
     let resume = move |_| {
         if let Some((spec, _)) = pending.get_untracked() {
             endpoint.update(|e| {
@@ -262,6 +266,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 e.model = spec.model.clone();
             });
             limit.set(spec.samples.len());
+            evaluation.settings.set(spec.settings.clone());
             execute(spec, endpoint.get_untracked());
         }
     };
@@ -305,6 +310,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 <StrategyPicker strategy=strategy />
                 <label>"Max tokens per turn "<input type="number" style="width:6em" prop:value=move || max_tokens.get().to_string()
                     on:change=move |ev| max_tokens.set(event_target_value(&ev).parse().unwrap_or(2048)) /></label>
+                <RunSettingsForm />
                 <EndpointCheck endpoint=endpoint />
             </div>
             <div class="panel generate-form">

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::run_settings::RunSettings;
 use crate::engine::agent::{Endpoint, Secret};
 
 /// Where evaluations go. The key is a `Secret`: it stays in memory and is never serialised.
@@ -17,6 +18,10 @@ pub struct EvaluationState {
     pub max_tokens: RwSignal<u32>,
     /// True while a run of this tab is going (the Results page says its figures are partial).
     pub running: RwSignal<bool>,
+    /// Temperature and limits kept with each run.
+    pub settings: RwSignal<RunSettings>,
+    /// The extra headers as typed (parsed into `endpoint.headers`); in memory only, like the key.
+    pub headers: RwSignal<String>,
 }
 
 impl EvaluationState {
@@ -32,6 +37,8 @@ impl EvaluationState {
             sample_limit: RwSignal::new(3),
             max_tokens: RwSignal::new(2048),
             running: RwSignal::new(false),
+            settings: RwSignal::new(RunSettings::default()),
+            headers: RwSignal::new(String::new()),
         }
     }
 }

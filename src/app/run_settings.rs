@@ -1,0 +1,178 @@
+//! The Evaluate page's endpoint presets and run settings beyond the basics: sampling temperature, the turn
+//! limit and the completion limit of repair turns (kept with the run, so a resumed run asks the same), and
+//! extra request headers (secrets like the key: in memory only, never stored). Checked here, drawn by the page.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::agent::{AgentConfig, Secret};
+
+/// An OpenAI-compatible server people commonly point the page at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndpointPreset {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub base_url: &'static str,
+    /// A model name to start from (the user's own model usually differs).
+    pub model: &'static str,
+    /// What the server needs before a browser may call it.
+    pub note: &'static str,
+}
+
+/// The presets, in the picker's order.
+pub const PRESETS: [EndpointPreset; 6] = [
+    EndpointPreset { key: "openai", label: "OpenAI", base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", note: "needs an API key" },
+    EndpointPreset { key: "openrouter", label: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: "openai/gpt-4o-mini", note: "needs an API key" },
+    EndpointPreset { key: "together", label: "Together", base_url: "https://api.together.xyz/v1", model: "meta-llama/Llama-3.3-70B-Instruct-Turbo", note: "needs an API key" },
+    EndpointPreset { key: "vllm", label: "vLLM on this machine", base_url: "http://127.0.0.1:8000/v1", model: "served-model", note: "start it with --allowed-origins '[\"*\"]' so the page may call it" },
+    EndpointPreset { key: "ollama", label: "Ollama on this machine", base_url: "http://127.0.0.1:11434/v1", model: "qwen2.5:7b", note: "start it with OLLAMA_ORIGINS set to this page's origin (or *)" },
+    EndpointPreset { key: "llamacpp", label: "llama.cpp server on this machine", base_url: "http://127.0.0.1:8080/v1", model: "local", note: "the server must answer the browser's CORS preflight" },
+];
+
+/// The preset with `key`.
+pub fn preset(key: &str) -> Option<&'static EndpointPreset> {
+    PRESETS.iter().find(|p| p.key == key)
+}
+
+/// Settings kept with a run. Fields a stored run lacks take their defaults, so runs stored before them resume.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    /// Sampling temperature, 0 to 2.
+    pub temperature: f64,
+    /// Turn limit per sample (`None`: the topology's default, at most 60 in the browser).
+    pub max_turns: Option<usize>,
+    /// Completion limit of a repair turn (`None`: twice a normal turn's).
+    pub repair_max_tokens: Option<u32>,
+}
+
+impl Default for RunSettings {
+    fn default() -> RunSettings {
+        RunSettings { temperature: 0.0, max_turns: None, repair_max_tokens: None }
+    }
+}
+
+/// Turn limits the page accepts.
+pub const TURN_RANGE: (usize, usize) = (1, 2000);
+/// Repair completion limits the page accepts.
+pub const REPAIR_TOKENS_RANGE: (u32, u32) = (16, 1_000_000);
+
+impl RunSettings {
+    /// `config` with these settings applied (after the run's own limits).
+    pub fn apply(&self, config: &mut AgentConfig) {
+        config.temperature = self.temperature;
+        if let Some(turns) = self.max_turns {
+            config.max_turns = turns;
+        }
+        if let Some(tokens) = self.repair_max_tokens {
+            config.repair_max_tokens = tokens;
+        }
+    }
+
+    /// The settings with the temperature typed, or why not.
+    pub fn with_temperature(&self, text: &str) -> Result<RunSettings, String> {
+        let value: f64 = text.trim().parse().map_err(|_| "temperature must be a number".to_string())?;
+        if !(0.0..=2.0).contains(&value) {
+            return Err(format!("temperature must be between 0 and 2, got {value}"));
+        }
+        Ok(RunSettings { temperature: value, ..self.clone() })
+    }
+
+    /// The settings with the turn limit typed (empty: the topology's default), or why not.
+    pub fn with_max_turns(&self, text: &str) -> Result<RunSettings, String> {
+        let max_turns = optional(text, "turn limit", TURN_RANGE.0, TURN_RANGE.1)?;
+        Ok(RunSettings { max_turns, ..self.clone() })
+    }
+
+    /// The settings with the repair completion limit typed (empty: twice a normal turn's), or why not.
+    pub fn with_repair_max_tokens(&self, text: &str) -> Result<RunSettings, String> {
+        let tokens = optional(text, "repair max tokens", REPAIR_TOKENS_RANGE.0 as usize, REPAIR_TOKENS_RANGE.1 as usize)?;
+        Ok(RunSettings { repair_max_tokens: tokens.map(|t| t as u32), ..self.clone() })
+    }
+}
+
+fn optional(text: &str, name: &str, min: usize, max: usize) -> Result<Option<usize>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let value: usize = text.parse().map_err(|_| format!("{name} must be a whole number"))?;
+    if value < min || value > max {
+        return Err(format!("{name} must be between {min} and {max}, got {value}"));
+    }
+    Ok(Some(value))
+}
+
+/// Extra request headers typed one per line as `Name: value` (blank lines skipped). The key has its own field
+/// and the content type is the page's, so `Authorization` and `Content-Type` are refused here; values are
+/// secrets. Errors name the line.
+pub fn parse_headers(text: &str) -> Result<Vec<(String, Secret)>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = |message: &str| format!("extra headers, line {}: {message}", i + 1);
+        let (name, value) = line.split_once(':').ok_or_else(|| at("expected `Name: value`"))?;
+        let name = name.trim();
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+            return Err(at("a header name is letters, digits and - (no spaces)"));
+        }
+        if name.eq_ignore_ascii_case("authorization") {
+            return Err(at("put the key in the API key field, not here"));
+        }
+        if name.eq_ignore_ascii_case("content-type") {
+            return Err(at("the content type is always application/json"));
+        }
+        let value = value.trim();
+        if value.chars().any(char::is_control) {
+            return Err(at("a header value cannot hold control characters"));
+        }
+        out.push((name.to_string(), Secret::new(value)));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_http_urls_with_a_note_and_unique_keys() {
+        for p in PRESETS {
+            assert!(p.base_url.starts_with("http") && !p.note.is_empty(), "{p:?}");
+            assert_eq!(preset(p.key), Some(&p));
+        }
+        assert_eq!(preset("nope"), None);
+    }
+
+    #[test]
+    fn settings_are_checked_field_by_field_and_applied_to_the_configuration() {
+        let s = RunSettings::default();
+        assert_eq!(s.with_temperature(" 0.7 ").map(|s| s.temperature), Ok(0.7));
+        assert_eq!(s.with_temperature("3"), Err("temperature must be between 0 and 2, got 3".into()));
+        assert!(s.with_temperature("warm").is_err());
+        assert_eq!(s.with_max_turns("40").map(|s| s.max_turns), Ok(Some(40)));
+        assert_eq!(s.with_max_turns(" ").map(|s| s.max_turns), Ok(None), "empty: the default");
+        assert_eq!(s.with_max_turns("0"), Err("turn limit must be between 1 and 2000, got 0".into()));
+        assert_eq!(s.with_repair_max_tokens("4096").map(|s| s.repair_max_tokens), Ok(Some(4096)));
+        let mut config = AgentConfig::for_topology("chain");
+        let set = RunSettings { temperature: 0.5, max_turns: Some(12), repair_max_tokens: Some(999) };
+        set.apply(&mut config);
+        assert_eq!((config.temperature, config.max_turns, config.repair_max_tokens), (0.5, 12, 999));
+        let old: RunSettings = serde_json::from_str("{}").unwrap();
+        assert_eq!(old, RunSettings::default(), "a stored run without settings resumes with the defaults");
+    }
+
+    #[test]
+    fn headers_are_read_line_by_line_and_the_reserved_ones_refused_with_their_line() {
+        let headers = parse_headers("x-api-key: abc\n\n  anthropic-dangerous-direct-browser-access : true \n").unwrap();
+        assert_eq!(headers.iter().map(|(n, v)| (n.as_str(), v.expose())).collect::<Vec<_>>(), [("x-api-key", "abc"), ("anthropic-dangerous-direct-browser-access", "true")]);
+        assert_eq!(parse_headers("x: 1\nno colon"), Err("extra headers, line 2: expected `Name: value`".into()));
+        assert!(parse_headers("Authorization: Bearer k").unwrap_err().contains("API key field"));
+        assert!(parse_headers("content-type: text/plain").unwrap_err().contains("application/json"));
+        assert!(parse_headers("bad name: v").unwrap_err().contains("line 1"));
+        assert!(parse_headers("x: a\u{7}b").unwrap_err().contains("control characters"));
+        assert_eq!(parse_headers("").map(|h| h.len()), Ok(0));
+    }
+}

@@ -1,0 +1,78 @@
+//! Endpoint presets (`select[data-testid="endpoint-preset"]`) and the run settings beyond the basics: the
+//! temperature (`[data-testid="temperature"]`), the turn limit (`[data-testid="turn-limit"]`), the repair
+//! completion limit (`[data-testid="repair-max-tokens"]`) and extra request headers
+//! (`[data-testid="extra-headers"]`, secrets kept in memory like the key). A bad value is refused beside the
+//! fields (`[data-testid="settings-error"]`) and the last good setting stays. The rules are
+//! `app::run_settings`.
+
+use leptos::prelude::*;
+
+use crate::app::run_settings::{parse_headers, preset, RunSettings, PRESETS};
+use crate::ui::state::AppState;
+
+/// The preset picker and the settings.
+#[component]
+pub fn RunSettingsForm() -> impl IntoView {
+    let evaluation = expect_context::<AppState>().evaluation;
+    let (endpoint, settings, headers) = (evaluation.endpoint, evaluation.settings, evaluation.headers);
+    let problem: RwSignal<Option<String>> = RwSignal::new(None);
+    let note = RwSignal::new(String::new());
+    let choose = move |ev: leptos::ev::Event| {
+        if let Some(p) = preset(&event_target_value(&ev)) {
+            endpoint.update(|e| {
+                e.base_url = p.base_url.to_string();
+                e.model = p.model.to_string();
+            });
+            note.set(format!("{}: {}", p.label, p.note));
+        }
+    };
+    let field = move |change: fn(&RunSettings, &str) -> Result<RunSettings, String>| {
+        move |ev: leptos::ev::Event| match change(&settings.get_untracked(), &event_target_value(&ev)) {
+            Ok(next) => {
+                problem.set(None);
+                settings.set(next);
+            }
+            Err(message) => problem.set(Some(message)),
+        }
+    };
+    let set_headers = move |ev: leptos::ev::Event| {
+        let text = event_target_value(&ev);
+        match parse_headers(&text) {
+            Ok(parsed) => {
+                problem.set(None);
+                endpoint.update(|e| e.headers = parsed);
+            }
+            Err(message) => problem.set(Some(message)),
+        }
+        headers.set(text);
+    };
+    let optional = |value: Option<usize>| value.map(|v| v.to_string()).unwrap_or_default();
+    view! {
+        <div class="eval-settings">
+            <label>"Server "
+                <select data-testid="endpoint-preset" on:change=choose>
+                    <option value="">"choose a preset…"</option>
+                    {PRESETS.iter().map(|p| view! { <option value=p.key>{p.label}</option> }).collect_view()}
+                </select>
+            </label>
+            <label title="0 to 2; the paper's runs use 0">"Temperature "
+                <input type="number" data-testid="temperature" min="0" max="2" step="0.1" style="width:5em"
+                    prop:value=move || settings.with(|s| s.temperature.to_string()) on:change=field(RunSettings::with_temperature) />
+            </label>
+            <label title="Empty: the topology's default, at most 60 in the browser">"Turn limit "
+                <input type="number" data-testid="turn-limit" min="1" max="2000" placeholder="default" style="width:6em"
+                    prop:value=move || settings.with(|s| optional(s.max_turns)) on:change=field(RunSettings::with_max_turns) />
+            </label>
+            <label title="Empty: twice a normal turn's">"Repair max tokens "
+                <input type="number" data-testid="repair-max-tokens" min="16" placeholder="default" style="width:7em"
+                    prop:value=move || settings.with(|s| optional(s.repair_max_tokens.map(|t| t as usize))) on:change=field(RunSettings::with_repair_max_tokens) />
+            </label>
+            <label class="eval-headers" title="One per line, e.g. a provider's browser-access header; kept in memory only, like the key">"Extra headers "
+                <textarea data-testid="extra-headers" rows="2" spellcheck="false" autocomplete="off" placeholder="x-api-key: …"
+                    prop:value=move || headers.get() on:change=set_headers></textarea>
+            </label>
+            {move || (!note.get().is_empty()).then(|| view! { <span class="muted eval-preset-note">{note.get()}</span> })}
+            {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert" data-testid="settings-error">{p}</span> })}
+        </div>
+    }
+}
