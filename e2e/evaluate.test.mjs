@@ -284,3 +284,25 @@ test('a preset fills the endpoint; temperature, turn limit and an extra header r
   await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(errors, []);
 });
+
+test('"remember on this device" keeps the key in local storage across a reload, with a warning, and unticking forgets it', async () => {
+  const { page, errors } = browser;
+  const REMEMBERED = 'sk-remembered-on-purpose-5151';
+  await setUp(page, 1);
+  assert.equal(await page.isChecked('[data-testid="remember-key"]'), false, 'off by default');
+  await page.fill('[data-testid="api-key"]', REMEMBERED);
+  assert.equal(await page.evaluate(() => localStorage.getItem('arbigraph-api-key')), null, 'nothing kept before it is asked for');
+  await page.check('[data-testid="remember-key"]');
+  assert.match(await page.textContent('[data-testid="remember-warning"]'), /local storage, readable by anyone who uses this browser profile/);
+  assert.equal(await page.evaluate(() => localStorage.getItem('arbigraph-api-key')), REMEMBERED);
+  await page.reload();
+  await page.waitForSelector('[data-testid="api-key"]');
+  assert.equal(await page.inputValue('[data-testid="api-key"]'), REMEMBERED, 'the key is back after a reload');
+  assert.equal(await page.isChecked('[data-testid="remember-key"]'), true);
+  await page.uncheck('[data-testid="remember-key"]');
+  assert.equal(await page.evaluate(() => localStorage.getItem('arbigraph-api-key')), null, 'unticking forgets it');
+  await page.reload();
+  await page.waitForSelector('[data-testid="api-key"]');
+  assert.equal(await page.inputValue('[data-testid="api-key"]'), '', 'and a reload has no key');
+  assert.deepEqual(errors, []);
+});

@@ -1,4 +1,5 @@
-//! Local storage as plain text by key: what the designer autosaves. Storage that is missing (private modes)
+//! Local storage as plain text by key: what the designer autosaves, and the API key when the user asks the
+//! Evaluate page to remember it. Storage that is missing (private modes)
 //! or full is reported as an error the caller shows; it never panics.
 
 /// Why storage could not be used.
@@ -17,6 +18,11 @@ fn storage() -> Result<web_sys::Storage, StorageError> {
 /// The text stored under `key`, if any.
 pub fn read(key: &str) -> Option<String> {
     storage().ok()?.get_item(key).ok().flatten()
+}
+
+/// Removes what is stored under `key` (nothing to remove is not an error).
+pub fn remove(key: &str) -> Result<(), StorageError> {
+    storage()?.remove_item(key).map_err(|e| StorageError::Refused(format!("{e:?}")))
 }
 
 /// Stores `value` under `key`.

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use crate::engine::agent::openai_wire::parse_reply;
-use crate::engine::agent::{run_episode, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy, Secret};
+use crate::engine::agent::{run_episode, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy};
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
@@ -300,13 +300,21 @@ pub fn EvaluatePage() -> impl IntoView {
     view! {
         <section class="page page-evaluate" id="page-evaluate">
             <h1>"Evaluate an agent"</h1>
-            <p class="muted">"Requests go from this tab straight to the endpoint (it must allow cross-origin requests). The API key stays in memory: it is never stored or written to any file."</p>
+            <p class="muted">"Requests go from this tab straight to the endpoint (it must allow cross-origin requests). The API key stays in memory (unless you tick \"remember on this device\"): it is never written to any file, export or run record."</p>
             <div class="panel generate-form">
                 <label>"Base URL "<input id="eval-base-url" data-testid="base-url" style="width:20em" prop:value=move || endpoint.with(|e| e.base_url.clone())
                     on:input=edit_endpoint(|e, v| e.base_url = v) /></label>
                 <label>"Model "<input id="eval-model" data-testid="model" prop:value=move || endpoint.with(|e| e.model.clone()) on:input=edit_endpoint(|e, v| e.model = v) /></label>
                 <label>"API key "<input id="eval-key" data-testid="api-key" type="password" autocomplete="off" prop:value=move || endpoint.with(|e| e.api_key.expose().to_string())
-                    on:input=edit_endpoint(|e, v| e.api_key = Secret::new(v)) /></label>
+                    on:input=move |ev| evaluation.set_key(event_target_value(&ev)) /></label>
+                <label class="eval-remember" title="Off: the key lives only in this tab's memory">
+                    <input type="checkbox" data-testid="remember-key" prop:checked=move || evaluation.remember_key.get()
+                        on:change=move |ev| if let Err(e) = evaluation.remember(event_target_checked(&ev)) { error.set(e) } />
+                    " remember on this device"
+                </label>
+                {move || evaluation.remember_key.get().then(|| view! {
+                    <span class="eval-remember-warning" data-testid="remember-warning" role="note">"The key is kept in this browser's local storage, readable by anyone who uses this browser profile. Untick to forget it."</span>
+                })}
                 <StrategyPicker strategy=strategy />
                 <label>"Max tokens per turn "<input type="number" style="width:6em" prop:value=move || max_tokens.get().to_string()
                     on:change=move |ev| max_tokens.set(event_target_value(&ev).parse().unwrap_or(2048)) /></label>
