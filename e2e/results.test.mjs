@@ -291,6 +291,9 @@ test('a sample opens its transcript, with the requests it sent and where its cha
   assert.deepEqual(await graph.locator('.node.first-break').evaluateAll((gs) => gs.map((g) => g.dataset.nodeId)), ['task_1']);
   assert.equal(await page.textContent('[data-testid="break-summary"]'), '2 of 2 graded outputs are wrong or missing; the chain first broke at task_1_out.');
   assert.match(await transcript.locator('.tx-legend').textContent(), /correct.*wrong.*missing.*first break/);
+  // The dashboard's first-break histogram counts the same break, with the count in its tooltip.
+  const histogram = page.locator('svg[data-testid="first-break-chart"] [data-output="task_1_out"]');
+  assert.match(await histogram.locator('title').textContent(), /^task_1_out: the first break in \d+ sample\(s\)$/);
   await shoot(page, 'results-transcript', { fullPage: true });
 
   // The image sample, opened from the keyboard (the next row after the open one): the picture sits in the

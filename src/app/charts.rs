@@ -2,7 +2,8 @@
 //! natively and exported as they are shown: accuracy by topology × family with Wilson 95% whiskers, bars
 //! grouped by topology and coloured by family (the layout of the paper's Figure 3). Colours come from classes
 //! (`style/results.css`), so both themes apply; every label is escaped. Also the context curves of compared runs:
-//! mean prompt tokens per turn, one line per run.
+//! mean prompt tokens per turn, one line per run; and the first-break histogram: how often each graded output
+//! was where a sample's chain first broke.
 
 use crate::engine::grade::metrics::Accuracy;
 use std::collections::BTreeMap;
@@ -110,6 +111,60 @@ pub fn accuracy_chart(by_group: &BTreeMap<(String, String), Accuracy>) -> String
     }
     svg.push_str("</svg>");
     svg
+}
+
+/// The number in an output name (`task_12_out` → 12), for ordering outputs along the graph.
+fn task_number(name: &str) -> Option<u64> {
+    name.split(|c: char| !c.is_ascii_digit()).find(|part| !part.is_empty())?.parse().ok()
+}
+
+/// The first-break histogram: one bar per output that was a first break at least once, in task order, its
+/// height the number of samples whose chain first broke there; `None` when no sample broke.
+pub fn first_break_chart(first_breaks: &BTreeMap<String, usize>) -> Option<String> {
+    let mut bars: Vec<(&str, usize)> = first_breaks.iter().filter(|(_, n)| **n > 0).map(|(k, n)| (k.as_str(), *n)).collect();
+    if bars.is_empty() {
+        return None;
+    }
+    bars.sort_by_key(|(name, _)| (task_number(name).unwrap_or(u64::MAX), name.to_string()));
+    let top = nice_top(bars.iter().map(|(_, n)| *n).max().unwrap_or(1) as f64);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let y = |count: f64| TOP + plot_h * (1.0 - count / top);
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" data-testid="first-break-chart" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Where chains first broke: samples per output">"#
+    );
+    // Counts are whole: a small axis is ticked at every whole number.
+    let steps = if top <= 4.0 { top as usize } else { 4 };
+    for tick in 0..=steps {
+        let value = top * tick as f64 / steps as f64;
+        grid_line(&mut svg, y(value), &format!("{}", (value * 10.0).round() / 10.0));
+    }
+    let slot = plot_w / bars.len() as f64;
+    let bar_w = (slot * 0.8).clamp(1.0, 48.0);
+    // At most about 24 labels fit under the axis; the rest are in the tooltips.
+    let every = bars.len().div_ceil(24);
+    for (i, (name, count)) in bars.iter().enumerate() {
+        let x = LEFT + slot * i as f64;
+        let _ = write!(
+            svg,
+            r#"<g class="chart-bar chart-family-0" data-output="{}"><title>{}: the first break in {count} sample(s)</title><rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/></g>"#,
+            escape(name),
+            escape(name),
+            x + (slot - bar_w) / 2.0,
+            y(*count as f64),
+            bar_w,
+            (y(0.0) - y(*count as f64)).max(0.0),
+        );
+        if i % every == 0 {
+            let label = task_number(name).map(|n| n.to_string()).unwrap_or_else(|| name.to_string());
+            let _ = write!(svg, r#"<text class="chart-tick" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, x + slot / 2.0, HEIGHT - BOTTOM + 16.0, escape(&label));
+        }
+    }
+    let _ = write!(svg, r#"<text class="chart-label" x="{:.1}" y="{:.1}" text-anchor="middle">task</text>"#, LEFT + plot_w / 2.0, HEIGHT - 8.0);
+    svg.push_str("</svg>");
+    Some(svg)
 }
 
 /// Mean prompt tokens at each turn over the samples that reached it (turn 1 first).
@@ -223,5 +278,28 @@ mod tests {
         groups.insert(("<b>".to_string(), "a&b".to_string()), acc(1, 2));
         let svg = accuracy_chart(&groups);
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;") && svg.contains("a&amp;b"));
+    }
+
+    #[test]
+    fn first_breaks_are_counted_per_output_in_task_order() {
+        let mut breaks = BTreeMap::new();
+        breaks.insert("task_10_out".to_string(), 1);
+        breaks.insert("task_2_out".to_string(), 4);
+        breaks.insert("task_3_out".to_string(), 0);
+        breaks.insert("<x>".to_string(), 2);
+        let svg = first_break_chart(&breaks).expect("a chart");
+        assert!(svg.contains(r#"data-testid="first-break-chart""#));
+        let order: Vec<&str> = svg.match_indices("data-output=\"").map(|(at, _)| svg[at + 13..].split('"').next().unwrap()).collect();
+        assert_eq!(order, ["task_2_out", "task_10_out", "&lt;x&gt;"], "task order, never-broken outputs left out, names escaped");
+        assert!(svg.contains("task_2_out: the first break in 4 sample(s)"));
+        // The axis tops at 5 (the nice value over 4): 4 samples reach y = 28 + 228 * (1 - 4/5) = 73.6.
+        assert!(svg.contains(r#"y="73.6""#), "{svg}");
+        assert_eq!(svg.matches(r#"class="chart-grid""#).count(), 5, "ticks 0 to 5");
+        let one: BTreeMap<String, usize> = [("task_1_out".to_string(), 2)].into_iter().collect();
+        let single = first_break_chart(&one).expect("a chart");
+        assert_eq!(single.matches(r#"class="chart-grid""#).count(), 3, "whole-number ticks 0, 1, 2");
+        assert!(single.contains(r#"width="48.0""#), "a lone bar stays bar-sized: {single}");
+        assert!(first_break_chart(&BTreeMap::new()).is_none());
+        assert!(first_break_chart(&[("task_1_out".to_string(), 0)].into_iter().collect()).is_none());
     }
 }

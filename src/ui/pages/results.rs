@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::app::charts::accuracy_chart;
+use crate::app::charts::{accuracy_chart, first_break_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
 use crate::engine::grade::metrics::{metrics_csv, render_table, summarise};
 use crate::engine::results::{grade_results_file, GradeOptions};
@@ -35,6 +35,8 @@ struct Shown {
     note: Option<String>,
     text: String,
     chart: Option<String>,
+    /// Where chains first broke, per output.
+    breaks: Option<String>,
     csv: Option<String>,
 }
 
@@ -52,7 +54,8 @@ fn metrics_text(results: &Value, state: RunState) -> Result<Shown, String> {
         text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
     }
     let csv = (!nothing_finished).then(|| metrics_csv(&metrics));
-    Ok(Shown { note, text, chart, csv })
+    let breaks = first_break_chart(&metrics.first_breaks);
+    Ok(Shown { note, text, chart, breaks, csv })
 }
 
 /// The Results page.
@@ -105,7 +108,7 @@ pub fn ResultsPage() -> impl IntoView {
                 match state.results.with(|results| results.as_ref().map(|results| metrics_text(results, run_state))) {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
                 Some(metrics) => match metrics {
-                    Ok(Shown { note, text, chart, csv }) => view! {
+                    Ok(Shown { note, text, chart, breaks, csv }) => view! {
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
                         {chart.map(|svg| {
                             let export = svg.clone();
@@ -116,6 +119,20 @@ pub fn ResultsPage() -> impl IntoView {
                                     <figcaption>"Accuracy by topology × family, with Wilson 95% intervals. "
                                         <button data-testid="export-chart" on:click=move |_| {
                                             if let Err(e) = download_text("accuracy.svg", "image/svg+xml", &export) { error.set(e.to_string()) }
+                                        }>"Export SVG"</button>
+                                    </figcaption>
+                                </figure>
+                            }
+                        })}
+                        {breaks.map(|svg| {
+                            let export = svg.clone();
+                            view! {
+                                <figure class="results-chart">
+                                    // Built by app::charts from counts and escaped output names only.
+                                    <div inner_html=svg></div>
+                                    <figcaption>"Where chains first broke: samples whose first wrong or missing output, with every input correct, was this task's. "
+                                        <button data-testid="export-first-breaks" on:click=move |_| {
+                                            if let Err(e) = download_text("first-breaks.svg", "image/svg+xml", &export) { error.set(e.to_string()) }
                                         }>"Export SVG"</button>
                                     </figcaption>
                                 </figure>
