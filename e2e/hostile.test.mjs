@@ -44,13 +44,18 @@ test('the instance browser refuses nested and invalid-UTF-8 files by name and ke
   assert.deepEqual(errors, []);
 });
 
-test('the designer refuses a deeply nested file with a located notice and keeps the graph', async () => {
-  const { page, errors } = browser;
+/** Opens the designer on the reference's branched example; resolves to its number of nodes. */
+async function openBranched(page) {
   await page.goto(`${server.url}#/design`);
   await page.waitForSelector('input[data-testid="import"]', { state: 'attached' });
   await page.setInputFiles('input[data-testid="import"]', join(ROOT, 'tests/fixtures/reference/branched_test.json'));
   await page.waitForFunction(() => /opened branched_test\.json/.test(document.querySelector('[data-testid="notice"]')?.textContent ?? ''));
-  const nodes = await page.locator('[data-node-id]').count();
+  return page.locator('[data-node-id]').count();
+}
+
+test('the designer refuses a deeply nested file with a located notice and keeps the graph', async () => {
+  const { page, errors } = browser;
+  const nodes = await openBranched(page);
   assert.ok(nodes > 0);
   for (const [name, body] of [['deep.json', nested], ['latin1.json', badUtf8]]) {
     await page.setInputFiles('input[data-testid="import"]', file(name, body));
@@ -64,11 +69,7 @@ test('the designer refuses a deeply nested file with a located notice and keeps 
 
 test('the designer refuses a 1,000,000-node graph at once, by its size, and keeps the graph', async () => {
   const { page, errors } = browser;
-  await page.goto(`${server.url}#/design`);
-  await page.waitForSelector('input[data-testid="import"]', { state: 'attached' });
-  await page.setInputFiles('input[data-testid="import"]', join(ROOT, 'tests/fixtures/reference/branched_test.json'));
-  await page.waitForFunction(() => /opened branched_test\.json/.test(document.querySelector('[data-testid="notice"]')?.textContent ?? ''));
-  const nodes = await page.locator('[data-node-id]').count();
+  const nodes = await openBranched(page);
   // A million task nodes in a chain, written as compactly as the format allows.
   const parts = ['{"directed":true,"multigraph":false,"graph":{"target_node":"999999"},"nodes":['];
   for (let i = 0; i < 1000000; i++) parts.push(`${i ? ',' : ''}{"id":${i},"kind":"task","family":"math","input_kind":"scalar","output_kind":"scalar"}`);

@@ -23,6 +23,23 @@ use compare::CompareRuns;
 use samples::SampleList;
 use transcript::TranscriptPanel;
 
+/// A chart of `app::charts` (built from numbers and escaped labels only) with its caption and an SVG export
+/// button (`[data-testid=testid]`) that downloads it as `file`.
+#[component]
+fn ChartFigure(svg: String, file: &'static str, testid: &'static str, caption: &'static str, error: RwSignal<String>) -> impl IntoView {
+    let export = svg.clone();
+    view! {
+        <figure class="results-chart">
+            <div inner_html=svg></div>
+            <figcaption>{caption}
+                <button data-testid=testid on:click=move |_| {
+                    if let Err(e) = download_text(file, "image/svg+xml", &export) { error.set(e.to_string()) }
+                }>"Export SVG"</button>
+            </figcaption>
+        </figure>
+    }
+}
+
 /// The sample a link asks for (`#/results?sample=3`).
 fn linked_sample() -> Option<usize> {
     let hash = window().location().hash().ok()?;
@@ -110,33 +127,13 @@ pub fn ResultsPage() -> impl IntoView {
                 Some(metrics) => match metrics {
                     Ok(Shown { note, text, chart, breaks, csv }) => view! {
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
-                        {chart.map(|svg| {
-                            let export = svg.clone();
-                            view! {
-                                <figure class="results-chart">
-                                    // Built by app::charts from numbers and escaped labels only.
-                                    <div inner_html=svg></div>
-                                    <figcaption>"Accuracy by topology × family, with Wilson 95% intervals. "
-                                        <button data-testid="export-chart" on:click=move |_| {
-                                            if let Err(e) = download_text("accuracy.svg", "image/svg+xml", &export) { error.set(e.to_string()) }
-                                        }>"Export SVG"</button>
-                                    </figcaption>
-                                </figure>
-                            }
+                        {chart.map(|svg| view! {
+                            <ChartFigure svg=svg file="accuracy.svg" testid="export-chart" error=error
+                                caption="Accuracy by topology × family, with Wilson 95% intervals. " />
                         })}
-                        {breaks.map(|svg| {
-                            let export = svg.clone();
-                            view! {
-                                <figure class="results-chart">
-                                    // Built by app::charts from counts and escaped output names only.
-                                    <div inner_html=svg></div>
-                                    <figcaption>"Where chains first broke: samples whose first wrong or missing output, with every input correct, was this task's. "
-                                        <button data-testid="export-first-breaks" on:click=move |_| {
-                                            if let Err(e) = download_text("first-breaks.svg", "image/svg+xml", &export) { error.set(e.to_string()) }
-                                        }>"Export SVG"</button>
-                                    </figcaption>
-                                </figure>
-                            }
+                        {breaks.map(|svg| view! {
+                            <ChartFigure svg=svg file="first-breaks.svg" testid="export-first-breaks" error=error
+                                caption="Where chains first broke: samples whose first wrong or missing output, with every input correct, was this task's. " />
                         })}
                         {(!text.is_empty()).then(|| view! { <pre class="prompt-view" id="results-metrics">{text}</pre> })}
                         {csv.map(|csv| view! {
