@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use super::text::{conditions, graph_preamble, join_owned, pick_line, recombination_paragraph, recombine, static_lines};
 use super::{instantiate, random_input, run_stage, stage_filter, AdapterRecord, GenerateError, RootInput, Sample, SampleShape, SampleView, Stage};
-use crate::engine::graph::{NodeKind, ValidGraph};
+use crate::engine::graph::{function_key, NodeKind, ValidGraph};
 use crate::engine::prompt::Prompt;
 use crate::engine::rng::InstanceRng;
 use crate::engine::tasks::registry::Registry;
@@ -128,8 +128,7 @@ impl Candidates<'_> {
 
     /// The graph's function `name`, as a task of this pool.
     fn function(&mut self, graph: &ValidGraph, name: &str) -> Option<u16> {
-        let key = format!("python.graph.{name}");
-        if let Some(&at) = self.index.get(&key) {
+        if let Some(&at) = self.index.get(&function_key(name)) {
             return Some(at);
         }
         graph.functions().task(name).map(|task| self.add(task))

@@ -10,6 +10,11 @@ use crate::engine::value::Kind;
 /// Task ids of graph functions start here, far from the built-in pool's.
 pub const FUNCTION_TASK_IDS: u32 = 100_000;
 
+/// The registry key of the graph function `name`'s task.
+pub fn function_key(name: &str) -> String {
+    format!("python.graph.{name}")
+}
+
 /// A graph's functions, parsed, and the problems of those that could not be.
 #[derive(Clone, Debug, Default)]
 pub struct GraphFunctions {
@@ -55,7 +60,7 @@ impl GraphFunctions {
     pub fn task(&self, name: &str) -> Option<Rc<dyn Task>> {
         let at = self.functions.iter().position(|(n, _)| n == name)?;
         let function = self.functions[at].1.clone();
-        Some(function.into_task(&format!("python.graph.{name}"), FUNCTION_TASK_IDS + at as u32, TraceOptions::default()))
+        Some(function.into_task(&function_key(name), FUNCTION_TASK_IDS + at as u32, TraceOptions::default()))
     }
 
     /// The functions' names, in file order.

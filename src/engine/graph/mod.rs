@@ -13,7 +13,7 @@ mod structure;
 mod validate;
 
 pub use edit::{EditError, GraphEdit, Revert};
-pub use functions::{GraphFunctions, FUNCTION_TASK_IDS};
+pub use functions::{function_key, GraphFunctions, FUNCTION_TASK_IDS};
 pub use node_link::{from_json, from_json_reader, from_json_str, to_json, write_json, write_json_escaped, write_json_string, ParseGraphError};
 pub use random::{random_dag, RandomGraphError};
 pub use validate::{GraphIssue, Severity, ValidGraph};
