@@ -78,6 +78,15 @@ async function clear(page) {
   await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 0, `${CANVAS} [data-node-id]`);
 }
 
+/** An empty designer with one task of `family` dragged from the palette (`task_1`). */
+async function startWithTask(page, family) {
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector(CANVAS);
+  await clear(page);
+  await drag(page, await center(page, `[data-testid="palette-task"][data-family="${family}"]`), await onCanvas(page, 0.4, 0.4), 15);
+  await page.waitForSelector(node('task_1'));
+}
+
 async function shoot(page, what, scheme) {
   await page.emulateMedia({ colorScheme: scheme });
   await page.waitForTimeout(150);
@@ -282,11 +291,7 @@ test('generate from the canvas opens the samples in the instance browser', async
 
 test('an image task takes its picture settings from the inspector: saved with the graph, undoable, used when generating', async () => {
   const { page, errors } = browser;
-  await page.goto(`${server.url}#/design`);
-  await page.waitForSelector(CANVAS);
-  await clear(page);
-  await drag(page, await center(page, '[data-testid="palette-task"][data-family="image"]'), await onCanvas(page, 0.4, 0.4), 15);
-  await page.waitForSelector(node('task_1'));
+  await startWithTask(page, 'image');
   await page.click(node('task_1'));
   await page.waitForSelector('[data-testid="picture-settings"]');
   const value = (key) => page.inputValue(`[data-testid="picture-param"][data-key="${key}"]`);
@@ -337,11 +342,7 @@ test('an image task takes its picture settings from the inspector: saved with th
 
 test('a pasted Python function becomes a task a python node pins, kept in the file and traced when generating', async () => {
   const { page, errors } = browser;
-  await page.goto(`${server.url}#/design`);
-  await page.waitForSelector(CANVAS);
-  await clear(page);
-  await drag(page, await center(page, '[data-testid="palette-task"][data-family="python"]'), await onCanvas(page, 0.4, 0.4), 15);
-  await page.waitForSelector(node('task_1'));
+  await startWithTask(page, 'python');
   const source = 'def doubled(xs: List[int]) -> List[int]:\n    out = []\n    for x in xs:\n        out.append(2 * x)\n    return out\n';
   await page.fill('#py-source', 'def broken(x: int) -> int:\n    return x +\n');
   assert.ok(await page.isDisabled('[data-testid="python-use-in-graph"]'), 'a function that does not parse cannot be used');

@@ -26,6 +26,22 @@ async function setUp(page, samples) {
   await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
 }
 
+/** Screenshots of the page as it is, light then dark, as `<name>-light.png` and `<name>-dark.png`. */
+async function shoot(page, name, options = {}) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(SHOTS, `${name}-${scheme}.png`), ...options });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Clicks "Download results" and resolves to the downloaded file's text. */
+async function exportedText(page) {
+  const download = page.waitForEvent('download');
+  await page.click('[data-testid="export-results"]');
+  return (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+}
+
 test('Stop aborts the request in flight at once against a slow endpoint', async () => {
   const { page, errors } = browser;
   await llm.control({ delay_ms: 30000, faults: 'off' });
@@ -69,10 +85,7 @@ test('after a finished run, a stopped run shows on Results as unfinished, not as
   const note = await page.textContent('[data-testid="results-note"]');
   assert.match(note, /Unfinished run: 2 of 2 samples have no result yet \(the run was stopped/);
   assert.equal(await page.locator("#results-metrics").count(), 0, "no figures of the finished run, none for an empty one");
-  await page.screenshot({ path: join(SHOTS, 'results-unfinished-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(SHOTS, 'results-unfinished-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await shoot(page, 'results-unfinished');
   assert.deepEqual(errors, []);
 });
 
@@ -160,9 +173,7 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
     'no sample ran twice: at most the one request in flight at the reload was sent again');
   assert.deepEqual(stats.auth, [`Bearer ${KEY}`], 'the key typed again was sent');
 
-  const download = page.waitForEvent('download');
-  await page.click('[data-testid="export-results"]');
-  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  const text = await exportedText(page);
   const results = JSON.parse(text);
   assert.equal(results.samples.length, samples);
   assert.ok(results.samples.every((s) => s.agent_status && s.agent_status !== 'in_progress'));
@@ -171,10 +182,7 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
   for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
     assert.ok(!body.includes(KEY), `no key in ${what}`);
   }
-  await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-light.png'), fullPage: true });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(SHOTS, 'evaluate-resumed-dark.png'), fullPage: true });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await shoot(page, 'evaluate-resumed', { fullPage: true });
   assert.deepEqual(errors, []);
 });
 
@@ -190,10 +198,7 @@ test('the endpoint check passes against a good server and names the CORS failure
   // The test server cannot read pictures; it says what arrived, so this proves a real PNG of the probe's size
   // went out, and that a reply without the drawn number reads as "not a vision model".
   assert.match(good[3][1], /image input: .*did not read the number 47.*I received: 160x112 PNG.*vision model/);
-  await page.screenshot({ path: join(SHOTS, 'evaluate-check-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(SHOTS, 'evaluate-check-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await shoot(page, 'evaluate-check');
 
   const closed = await startFaultServer(['--faults', 'off', '--no-cors']);
   try {
@@ -229,9 +234,7 @@ test('a strategy is chosen with its parameters; an out-of-range value is refused
   await page.screenshot({ path: join(SHOTS, 'evaluate-strategy-light.png') });
   await page.click('[data-testid="start-run"]');
   await waitFinished(page, 1);
-  const download = page.waitForEvent('download');
-  await page.click('[data-testid="export-results"]');
-  const results = JSON.parse(await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString()));
+  const results = JSON.parse(await exportedText(page));
   assert.equal(results.samples[0].strategy, 'window');
   assert.deepEqual(results.samples[0].strategy_params, { exchanges: 2 });
   assert.deepEqual(errors, []);
@@ -272,16 +275,11 @@ test('a preset fills the endpoint; temperature, turn limit and an extra header r
   // Run records are stored as JSON text.
   const runs = stored.stores.runs.values.map((r) => (typeof r === 'string' ? JSON.parse(r) : r));
   assert.ok(runs.some((r) => r.settings?.temperature === 0.7 && r.settings?.max_turns === 30), `the run keeps its settings for resuming: ${JSON.stringify(runs.map((r) => r.settings))}`);
-  const download = page.waitForEvent('download');
-  await page.click('[data-testid="export-results"]');
-  const text = await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
+  const text = await exportedText(page);
   for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
     assert.ok(!body.includes(HEADER), `no extra header value in ${what}`);
   }
-  await page.screenshot({ path: join(SHOTS, 'evaluate-settings-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(SHOTS, 'evaluate-settings-dark.png') });
-  await page.emulateMedia({ colorScheme: 'light' });
+  await shoot(page, 'evaluate-settings');
   assert.deepEqual(errors, []);
 });
 
