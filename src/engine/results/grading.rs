@@ -68,13 +68,20 @@ impl GradedFile {
     }
 }
 
-/// Grades every sample of a results file.
-pub fn grade_results_file(file: &Value, options: GradeOptions) -> Result<GradedFile, ResultsError> {
+/// The samples of a results file, or why the file is not one (no samples, or a dataset file): the check
+/// `grade_results_file` makes first, without grading anything.
+pub fn results_samples(file: &Value) -> Result<&[Value], ResultsError> {
     let samples = file.get("samples").and_then(Value::as_array).ok_or(ResultsError::NoSamples)?;
     let has_params = file.get("summary").and_then(|s| s.get("generation_params")).is_some();
     if !samples.is_empty() && !has_params && !samples.iter().any(|s| s.get("agent_status").is_some()) {
         return Err(ResultsError::Dataset);
     }
+    Ok(samples)
+}
+
+/// Grades every sample of a results file.
+pub fn grade_results_file(file: &Value, options: GradeOptions) -> Result<GradedFile, ResultsError> {
+    let samples = results_samples(file)?;
     let mode = file.get("summary").and_then(|s| s.get("dataset_mode").or_else(|| s.get("mode"))).and_then(Value::as_str).unwrap_or("");
     let mut graded = GradedFile::default();
     for (index, sample) in samples.iter().enumerate() {
@@ -303,6 +310,9 @@ mod tests {
         let dataset = json!({"summary": {"mode": "math"}, "samples": [{"prompt": "p", "ground_truth": 1}]});
         assert_eq!(grade_results_file(&dataset, GradeOptions::default()), Err(ResultsError::Dataset));
         assert_eq!(grade_results_file(&json!({"x": 1}), GradeOptions::default()), Err(ResultsError::NoSamples));
+        assert_eq!(results_samples(&dataset), Err(ResultsError::Dataset));
+        let results = json!({"summary": {"generation_params": {}}, "samples": [{"prompt": "p"}]});
+        assert_eq!(results_samples(&results).map(<[Value]>::len), Ok(1));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::app::charts::{accuracy_chart, first_break_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
 use crate::engine::grade::metrics::{metrics_csv, render_table, summarise};
-use crate::engine::results::{grade_results_file, GradeOptions};
+use crate::engine::results::{grade_results_file, results_samples, GradeOptions};
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
 use crate::web::download::download_text;
@@ -95,8 +95,9 @@ pub fn ResultsPage() -> impl IntoView {
         spawn_local(async move {
             match picked_text(&ev).await {
                 Ok((name, text)) => match serde_json::from_str::<Value>(&text) {
-                    // A file that is not a results file is refused with its name; what was shown stays.
-                    Ok(json) => match grade_results_file(&json, GradeOptions::default()) {
+                    // A file that is not a results file is refused with its name; what was shown stays. The
+                    // metrics grade it once it is shown.
+                    Ok(json) => match results_samples(&json).map(drop) {
                         Ok(_) => {
                             error.set(String::new());
                             source.set(name);
