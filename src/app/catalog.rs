@@ -31,16 +31,6 @@ pub struct Row {
 /// The longest answer text a row keeps.
 pub const ROW_ANSWER_CHARS: usize = 40;
 
-/// Shortens `text` to `max` characters, marking the cut with `…`.
-pub fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
-        s
-    }
-}
 
 /// The order of the list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,8 +242,6 @@ mod tests {
         assert_eq!(facets.topologies, [("baseline".to_string(), 1), ("chain".to_string(), 3)]);
         assert_eq!(facets.stages, [(1, 1), (4, 2), (8, 1)]);
         assert_eq!(facets.targets[0], ("ConvolutionTask".to_string(), 2));
-        assert_eq!(shorten("abcdef", 4), "abc…");
-        assert_eq!(shorten("abc", 4), "abc");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::app::catalog::{shorten, Row, ROW_ANSWER_CHARS};
+use crate::app::catalog::{Row, ROW_ANSWER_CHARS};
+use crate::engine::render::shorten;
 use crate::app::drawing::Drawing;
 use crate::engine::dataset::shape::{family_of, topology_of};
 use crate::engine::value::Value;

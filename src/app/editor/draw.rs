@@ -15,7 +15,7 @@ use super::lod::{visible_nodes, Detail, DrawWindow};
 use super::model::EditorModel;
 use super::viewport::Viewport;
 use crate::engine::graph::{GraphIssue, Node, NodeId, NodeKind, Severity, TaskGraph};
-use crate::engine::render::{escape_svg_text as escape, svg_number as num};
+use crate::engine::render::{escape_svg_text as escape, shorten, svg_number as num};
 
 /// Characters of a title line that fit a task box.
 const TITLE_CHARS: usize = 21;
@@ -360,15 +360,6 @@ fn curve_d(c: &[Point; 4]) -> String {
     format!("M{} {}C{} {} {} {} {} {}", num(c[0].x), num(c[0].y), num(c[1].x), num(c[1].y), num(c[2].x), num(c[2].y), num(c[3].x), num(c[3].y))
 }
 
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
-        s
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -508,7 +499,5 @@ mod tests {
         assert_eq!(num(12.0), "12");
         assert_eq!(num(-0.04), "0");
         assert_eq!(num(5.26), "5.3");
-        assert_eq!(shorten("abcdef", 4), "abc…");
-        assert_eq!(shorten("abc", 4), "abc");
     }
 }

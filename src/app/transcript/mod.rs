@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use crate::app::catalog::shorten;
 use crate::app::drawing::DETAIL_NODES;
 use crate::app::instance::{answer_of, pictures_of, PictureView};
 use crate::engine::agent::Strategy;
@@ -20,7 +19,7 @@ use crate::engine::dataset::instance_graph;
 use crate::engine::dataset::shape::topology_of;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::{grade_result_sample, NodeStatus, SampleSpec};
-use crate::engine::render::{self, LayoutOptions, RenderOptions};
+use crate::engine::render::{self, shorten, LayoutOptions, RenderOptions};
 use crate::engine::results::{is_finished, sample_cost};
 
 mod breaks;

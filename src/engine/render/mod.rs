@@ -173,9 +173,9 @@ pub(crate) struct NodeText {
 
 impl NodeText {
     pub fn of(node: &Node, notes: Option<&Vec<String>>) -> NodeText {
-        let mut lines = node_label(&node.kind, &node.id.0).into_iter().map(|l| shorten(&l));
+        let mut lines = node_label(&node.kind, &node.id.0).into_iter().map(|l| shorten(&l, metrics::MAX_LINE_CHARS));
         let title = lines.next().unwrap_or_default();
-        NodeText { title, details: lines.collect(), notes: notes.map(|n| n.iter().map(|l| shorten(l)).collect()).unwrap_or_default() }
+        NodeText { title, details: lines.collect(), notes: notes.map(|n| n.iter().map(|l| shorten(l, metrics::MAX_LINE_CHARS)).collect()).unwrap_or_default() }
     }
 
     /// Box size (width, height) in left-to-right reading, whatever the drawing direction.
@@ -188,11 +188,13 @@ impl NodeText {
     }
 }
 
-fn shorten(line: &str) -> String {
-    if line.chars().count() <= metrics::MAX_LINE_CHARS {
-        line.to_string()
+/// Shortens `text` to `max` characters, marking the cut with `…` (box lines here, and the app's list cells and
+/// canvas labels).
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
     } else {
-        let mut s: String = line.chars().take(metrics::MAX_LINE_CHARS - 1).collect();
+        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
         s.push('…');
         s
     }
@@ -237,5 +239,7 @@ mod tests {
         let noted = NodeText::of(&graph.nodes()[0], Some(&notes));
         assert!(noted.size().1 > plain.size().1, "{:?} vs {:?}", noted.size(), plain.size());
         assert_eq!(noted.size().0, plain.size().0);
+        assert_eq!(shorten("abcdef", 4), "abc…");
+        assert_eq!(shorten("abc", 4), "abc");
     }
 }
