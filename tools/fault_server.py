@@ -25,8 +25,8 @@ check what the client sent), the most
 requests in flight at once, and the requests per sample (all of them, and those answered properly, slow ones
 included, under "per_sample_ok"): a prompt that starts with "Case <n>." counts as sample
 n, any other prompt under the first 12 hex digits of its SHA-256. "in_flight" is the requests being answered now.
-GET /v1/models lists one model. GET /control?delay_ms=N&faults=on|off changes the delay before normal replies
-(a slow endpoint) and the first-attempt faults while the server runs; GET /reset clears the counters.
+GET /v1/models lists one model. GET /control?delay_ms=N&faults=on|off&mix=SPEC changes the delay before normal
+replies (a slow endpoint), the first-attempt faults and the random mix (empty: none) while the server runs; GET /reset clears the counters.
 Python 3 standard library only.
 """
 
@@ -41,6 +41,7 @@ import struct
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
@@ -223,7 +224,11 @@ class Handler(BaseHTTPRequestHandler):
                 Handler.delay = float(query["delay_ms"]) / 1000.0
             if "faults" in query:
                 Handler.faults = query["faults"] == "on"
-            self.send_json(200, {"delay_ms": Handler.delay * 1000.0, "faults": Handler.faults})
+            if "mix" in query:
+                mix = parse_mix(urllib.parse.unquote(query["mix"]))
+                with LOCK:
+                    MIX[:] = mix
+            self.send_json(200, {"delay_ms": Handler.delay * 1000.0, "faults": Handler.faults, "mix": MIX})
         elif self.path.startswith("/reset"):
             with LOCK:
                 STATS.update({"requests": 0, "faults": {}, "auth": [], "x_api_key": [], "temperatures": [], "max_in_flight": 0, "per_sample": {}, "per_sample_ok": {}})

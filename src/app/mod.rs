@@ -6,8 +6,10 @@
 //! levels of detail) and `link` (deep links) are the instance browser's rules. For Evaluate and Results:
 //! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
 //! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
-//! dashboard's charts as SVG), `compare` (runs side by side), `live` (a running run's progress line),
-//! `run_settings` (endpoint presets, temperature, limits and extra headers), `strategy_form` (the strategy and
+//! dashboard's charts as SVG), `compare` (runs side by side), `live` (a running run's progress line), `run_board` (a run's rows, its
+//! queue of samples for concurrent lanes, "retry failed" and the run list),
+//! `run_settings` (endpoint presets, temperature, limits and extra headers), `estimate` (a run's tokens and
+//! cost before it starts, and the budget that stops it), `strategy_form` (the strategy and
 //! its parameters) and `transcript` (a results file sample by sample: the list, its filters and search, each
 //! sample's transcript and where its chain broke). `editor` is the
 //! designer's canvas editor.
@@ -18,6 +20,7 @@ pub mod compare;
 pub mod drawing;
 pub mod editor;
 pub mod endpoint_check;
+pub mod estimate;
 pub mod form;
 pub mod instance;
 pub mod jobs;
@@ -27,6 +30,7 @@ pub mod live;
 pub mod partial_run;
 pub mod plan;
 pub mod roles;
+pub mod run_board;
 pub mod run_settings;
 pub mod store;
 pub mod stored_run;

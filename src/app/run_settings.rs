@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::app::estimate::Spend;
 use crate::engine::agent::{AgentConfig, Secret};
 
 /// An OpenAI-compatible server people commonly point the page at.
@@ -43,16 +44,32 @@ pub struct RunSettings {
     pub max_turns: Option<usize>,
     /// Completion limit of a repair turn (`None`: twice a normal turn's).
     pub repair_max_tokens: Option<u32>,
+    /// Samples running at once, 1 to 32.
+    pub concurrency: usize,
+    /// Seconds one request may take before it is aborted and retried (`None`: ten minutes).
+    pub timeout_secs: Option<u64>,
+    /// Attempts per sample, 1 to 20 (mean accuracy and pass^k over them).
+    pub epochs: usize,
+    /// Prices and budgets.
+    pub spend: Spend,
 }
 
 impl Default for RunSettings {
     fn default() -> RunSettings {
-        RunSettings { temperature: 0.0, max_turns: None, repair_max_tokens: None }
+        RunSettings { temperature: 0.0, max_turns: None, repair_max_tokens: None, concurrency: 1, timeout_secs: None, epochs: 1, spend: Spend::default() }
     }
 }
 
 /// Turn limits the page accepts.
 pub const TURN_RANGE: (usize, usize) = (1, 2000);
+/// Request timeouts the page accepts, in seconds.
+pub const TIMEOUT_RANGE: (usize, usize) = (1, 3600);
+/// The request timeout when none is set.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
+/// Epochs the page accepts.
+pub const EPOCHS_RANGE: (usize, usize) = (1, 20);
+/// Concurrencies the page accepts.
+pub const CONCURRENCY_RANGE: (usize, usize) = (1, 32);
 /// Repair completion limits the page accepts.
 pub const REPAIR_TOKENS_RANGE: (u32, u32) = (16, 1_000_000);
 
@@ -81,6 +98,29 @@ impl RunSettings {
     pub fn with_max_turns(&self, text: &str) -> Result<RunSettings, String> {
         let max_turns = optional(text, "turn limit", TURN_RANGE.0, TURN_RANGE.1)?;
         Ok(RunSettings { max_turns, ..self.clone() })
+    }
+
+    /// The settings with the concurrency typed, or why not.
+    pub fn with_concurrency(&self, text: &str) -> Result<RunSettings, String> {
+        let concurrency = optional(text, "concurrency", CONCURRENCY_RANGE.0, CONCURRENCY_RANGE.1)?.unwrap_or(1);
+        Ok(RunSettings { concurrency, ..self.clone() })
+    }
+
+    /// The settings with the epochs typed (empty: one attempt), or why not.
+    pub fn with_epochs(&self, text: &str) -> Result<RunSettings, String> {
+        let epochs = optional(text, "epochs", EPOCHS_RANGE.0, EPOCHS_RANGE.1)?.unwrap_or(1);
+        Ok(RunSettings { epochs, ..self.clone() })
+    }
+
+    /// The settings with the request timeout typed in seconds (empty: ten minutes), or why not.
+    pub fn with_timeout(&self, text: &str) -> Result<RunSettings, String> {
+        let secs = optional(text, "request timeout", TIMEOUT_RANGE.0, TIMEOUT_RANGE.1)?;
+        Ok(RunSettings { timeout_secs: secs.map(|s| s as u64), ..self.clone() })
+    }
+
+    /// Milliseconds one request may take.
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS) * 1000
     }
 
     /// The settings with the repair completion limit typed (empty: twice a normal turn's), or why not.
@@ -157,7 +197,15 @@ mod tests {
         assert_eq!(s.with_max_turns("0"), Err("turn limit must be between 1 and 2000, got 0".into()));
         assert_eq!(s.with_repair_max_tokens("4096").map(|s| s.repair_max_tokens), Ok(Some(4096)));
         let mut config = AgentConfig::for_topology("chain");
-        let set = RunSettings { temperature: 0.5, max_turns: Some(12), repair_max_tokens: Some(999) };
+        assert_eq!(s.with_concurrency("8").map(|s| s.concurrency), Ok(8));
+        assert_eq!(s.with_concurrency("").map(|s| s.concurrency), Ok(1), "empty: one at a time");
+        assert_eq!(s.with_concurrency("33"), Err("concurrency must be between 1 and 32, got 33".into()));
+        assert_eq!(s.with_timeout("5").map(|s| s.timeout_ms()), Ok(5000));
+        assert_eq!(s.timeout_ms(), 600_000, "ten minutes unless set");
+        assert!(s.with_timeout("0").unwrap_err().contains("between 1 and 3600"));
+        assert_eq!(s.with_epochs("3").map(|s| s.epochs), Ok(3));
+        assert!(s.with_epochs("21").unwrap_err().contains("between 1 and 20"));
+        let set = RunSettings { temperature: 0.5, max_turns: Some(12), repair_max_tokens: Some(999), concurrency: 4, timeout_secs: None, epochs: 1, spend: Spend::default() };
         set.apply(&mut config);
         assert_eq!((config.temperature, config.max_turns, config.repair_max_tokens), (0.5, 12, 999));
         let old: RunSettings = serde_json::from_str("{}").unwrap();

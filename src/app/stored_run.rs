@@ -6,13 +6,17 @@ use serde_json::Value;
 
 use crate::engine::agent::strategy::Strategy;
 use crate::app::run_settings::RunSettings;
-use crate::engine::agent::AgentConfig;
+use crate::engine::agent::{AgentConfig, Endpoint};
+use crate::engine::results::RunHeader;
 
 /// A run as stored under its id.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
     /// `run-<milliseconds since the epoch>`: later runs sort later.
     pub id: String,
+    /// The user's name for the run (empty: the run list names it after what it ran).
+    #[serde(default)]
+    pub name: String,
     /// True once every sample has a result.
     pub finished: bool,
     /// The dataset samples the run covers, in order.
@@ -33,6 +37,12 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
+    /// The results file's header for this run (the endpoint without its key: the header never holds one).
+    pub fn header(&self, started_at: String) -> Result<RunHeader, String> {
+        let endpoint = Endpoint { base_url: self.base_url.clone(), model: self.model.clone(), ..Endpoint::default() };
+        Ok(RunHeader::new(&self.config()?, &endpoint, &format!("generated in the browser ({})", self.topology), &serde_json::json!({}), started_at))
+    }
+
     /// The agent configuration of every sample: the topology's defaults with the run's limits and strategy.
     pub fn config(&self) -> Result<AgentConfig, String> {
         let mut config = AgentConfig::for_topology(&self.topology);
@@ -58,6 +68,7 @@ mod tests {
     fn spec(id: &str, finished: bool) -> RunSpec {
         RunSpec {
             id: id.into(),
+            name: String::new(),
             finished,
             samples: vec![json!({"prompt": "p"})],
             topology: "chain".into(),

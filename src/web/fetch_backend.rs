@@ -13,13 +13,24 @@ use wasm_bindgen::JsCast;
 use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json};
 use crate::engine::agent::retry::parse_retry_after;
 use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
-use crate::engine::agent::{AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, Role};
+use crate::app::estimate::Spend;
+use crate::engine::agent::{estimate_tokens, AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, Role};
 use crate::web::storage::{turn_key, Store, TURNS};
 
-/// Stops a run: sets the flag the driver checks and aborts the request in flight. Cheap to clone.
+/// Stops or pauses a run: cancelling sets the flag the driver checks and aborts the requests in flight; pausing
+/// holds every next request (those in flight finish and are stored) until resumed. Also counts requests and
+/// retries, and notes when the endpoint last asked to slow down (a 429). Cheap to clone.
 #[derive(Clone, Default)]
 pub struct RunControl {
     cancelled: Rc<Cell<bool>>,
+    paused: Rc<Cell<bool>>,
+    rate_limited_until: Rc<Cell<f64>>,
+    /// Prices and budgets of the run.
+    spend: Rc<Cell<Spend>>,
+    /// Prompt and completion tokens spent so far (reported, or estimated from the text when not reported).
+    tokens: Rc<Cell<(u64, u64)>>,
+    /// Why the run stopped itself (a budget), if it did.
+    halted: Rc<RefCell<Option<String>>>,
     in_flight: Rc<RefCell<Vec<web_sys::AbortController>>>,
     requests: Rc<Cell<usize>>,
     retries: Rc<Cell<usize>>,
@@ -39,14 +50,87 @@ impl RunControl {
         self.cancelled.get()
     }
 
+    /// Holds (true) or lets go (false) the run's next requests.
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.set(paused);
+    }
+
+    /// True while paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused.get()
+    }
+
+    /// Waits while the run is paused (and not cancelled).
+    pub async fn while_paused(&self) {
+        while self.is_paused() && !self.is_cancelled() {
+            sleep_ms(100).await;
+        }
+    }
+
+    /// True while a retry after a 429 is waiting.
+    pub fn is_rate_limited(&self) -> bool {
+        js_sys::Date::now() < self.rate_limited_until.get()
+    }
+
+    /// A control for a run with `spend`'s prices and budgets.
+    pub fn with_spend(spend: Spend) -> RunControl {
+        let control = RunControl::default();
+        control.spend.set(spend);
+        control
+    }
+
+    /// (input, output) tokens spent so far.
+    pub fn tokens(&self) -> (u64, u64) {
+        self.tokens.get()
+    }
+
+    /// The money spent so far, when the run has prices.
+    pub fn cost(&self) -> Option<f64> {
+        let spend = self.spend.get();
+        let (input, output) = self.tokens.get();
+        spend.priced().then(|| spend.cost(input, output))
+    }
+
+    /// Why the run stopped itself, if it did.
+    pub fn halted(&self) -> Option<String> {
+        self.halted.borrow().clone()
+    }
+
+    /// True (and the run stopped, the requests in flight left to finish) once a budget is spent.
+    fn out_of_budget(&self) -> bool {
+        let (input, output) = self.tokens.get();
+        match self.spend.get().exhausted(input, output) {
+            Some(reason) => {
+                self.halted.borrow_mut().get_or_insert(reason);
+                self.cancelled.set(true);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Requests sent (every attempt) and attempts retried so far.
     pub fn counts(&self) -> (usize, usize) {
         (self.requests.get(), self.retries.get())
     }
 
+    /// Adds a reply's tokens to the run's spend (its reported usage, or an estimate from its text).
+    pub fn count_tokens(&self, reply: &ChatReply) {
+        let (input, output) = self.tokens.get();
+        let written = reply.usage.completion_tokens.unwrap_or_else(|| estimate_tokens(&reply.content) + estimate_tokens(&reply.reasoning));
+        self.tokens.set((input + reply.usage.prompt_tokens.unwrap_or(0), output + written));
+    }
+
     fn hear(&self, event: &EpisodeEvent<'_>) {
-        if let EpisodeEvent::Retry { .. } = event {
+        if let EpisodeEvent::Reply { reply, .. } = event {
+            self.count_tokens(reply);
+        }
+        if let EpisodeEvent::Retry { delay_ms, error, .. } = event {
             self.retries.set(self.retries.get() + 1);
+            if matches!(error, AgentError::Http { status: 429, .. }) {
+                let until = js_sys::Date::now() + *delay_ms as f64;
+                self.rate_limited_until.set(self.rate_limited_until.get().max(until));
+            }
         }
     }
 }
@@ -73,6 +157,10 @@ pub async fn sleep_ms(ms: u64) {
 
 impl ChatBackend for FetchBackend {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+        self.control.while_paused().await;
+        if self.control.is_cancelled() || self.control.out_of_budget() {
+            return Err(AgentError::Cancelled.into());
+        }
         let controller = web_sys::AbortController::new().map_err(|e| AgentError::Request { reason: format!("{e:?}") })?;
         let signal = controller.signal();
         self.control.requests.set(self.control.requests.get() + 1);

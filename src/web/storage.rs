@@ -3,7 +3,7 @@
 //! once the sample is done) and `turns` (`run|index|seq` → each reply as the wire's JSON, written before the
 //! session consumes it). Keys are strings padded so that key order is run, sample, reply order; values are JSON text.
 
-use rexie::{ObjectStore, Rexie, TransactionMode};
+use rexie::{KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
@@ -61,7 +61,7 @@ impl Store {
     pub async fn scan(&self, store: &str, prefix: &str) -> Result<Vec<(String, Value)>, String> {
         let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(text)?;
         let handle = tx.store(store).map_err(text)?;
-        let pairs = handle.scan(None, None, None, None).await.map_err(text)?;
+        let pairs = handle.scan(prefix_range(prefix)?, None, None, None).await.map_err(text)?;
         Ok(pairs
             .into_iter()
             .filter_map(|(k, v)| {
@@ -71,4 +71,41 @@ impl Store {
             })
             .collect())
     }
+
+    /// The value under `key`, if any.
+    pub async fn get(&self, store: &str, key: &str) -> Result<Option<Value>, String> {
+        let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(text)?;
+        let handle = tx.store(store).map_err(text)?;
+        let value = handle.get(JsValue::from_str(key)).await.map_err(text)?;
+        Ok(value.and_then(|v| serde_json::from_str(&v.as_string()?).ok()))
+    }
+
+    /// Deletes the record under `key`, and waits until the deletion is committed.
+    pub async fn delete(&self, store: &str, key: &str) -> Result<(), String> {
+        let tx = self.db.transaction(&[store], TransactionMode::ReadWrite).map_err(text)?;
+        tx.store(store).map_err(text)?.delete(JsValue::from_str(key)).await.map_err(text)?;
+        tx.done().await.map_err(text)?;
+        Ok(())
+    }
+
+    /// Deletes every record of `store` whose key starts with `prefix` (end it with `|` to mean one run or one
+    /// sample), and waits until the deletion is committed.
+    pub async fn delete_prefix(&self, store: &str, prefix: &str) -> Result<(), String> {
+        let tx = self.db.transaction(&[store], TransactionMode::ReadWrite).map_err(text)?;
+        let handle = tx.store(store).map_err(text)?;
+        let range = prefix_range(prefix)?.ok_or_else(|| text("an empty prefix would delete everything"))?;
+        handle.delete(range.into()).await.map_err(text)?;
+        tx.done().await.map_err(text)?;
+        Ok(())
+    }
+}
+
+/// The keys that start with `prefix` (all keys for an empty one): from the prefix itself up to the prefix
+/// followed by the highest character.
+fn prefix_range(prefix: &str) -> Result<Option<KeyRange>, String> {
+    if prefix.is_empty() {
+        return Ok(None);
+    }
+    let upper = format!("{prefix}\u{10FFFF}");
+    KeyRange::bound(&JsValue::from_str(prefix), &JsValue::from_str(&upper), Some(false), Some(false)).map(Some).map_err(text)
 }

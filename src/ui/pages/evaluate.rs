@@ -2,44 +2,37 @@
 //! loaded dataset file, with any context strategy of the registry; watch progress; export the results JSON. The loop, the
 //! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
+mod budget;
 mod check;
+mod run;
+mod runs;
 mod settings;
 mod strategy;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use std::cell::Cell;
-use std::rc::Rc;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::engine::agent::openai_wire::parse_reply;
-use crate::engine::agent::{run_episode, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy};
+use crate::engine::agent::Endpoint;
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
-use crate::engine::results::{result_sample, RunHeader};
 use crate::engine::generate;
+use crate::engine::results::expand_epochs;
 use crate::ui::common::ErrorView;
+use budget::BudgetForm;
 use check::EndpointCheck;
 use settings::RunSettingsForm;
 use strategy::StrategyPicker;
 use crate::app::form::GenerateForm;
 use crate::app::live::{progress_line, Live};
-use crate::app::partial_run::run_samples;
+use crate::app::run_board::{is_failed, Row};
 use crate::app::stored_run::{latest_unfinished, RunSpec};
+use run::RunView;
+use runs::RunList;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
-use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
+use crate::web::fetch_backend::RunControl;
 use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
 use crate::web::files::picked_text;
-
-/// One row of the progress table.
-#[derive(Clone, Debug, PartialEq)]
-struct Row {
-    index: usize,
-    task: String,
-    status: String,
-    correct: Option<bool>,
-    turns: usize,
-}
 
 fn url_param(key: &str) -> Option<String> {
     let hash = window().location().hash().ok()?;
@@ -64,6 +57,12 @@ pub fn EvaluatePage() -> impl IntoView {
     let rows: RwSignal<Vec<Row>> = RwSignal::new(Vec::new());
     let running = evaluation.running;
     let live = RwSignal::new(Live::default());
+    let paused = RwSignal::new(false);
+    let revision = RwSignal::new(0u64);
+    let notice = RwSignal::new(String::new());
+    // The run this page started last (the run list marks it while it goes).
+    let current: RwSignal<Option<String>> = RwSignal::new(None);
+    let view_of_run = RunView { rows, live, running, results: state.results, revision, notice };
     let control = StoredValue::new_local(RunControl::default());
     let error = RwSignal::new(String::new());
 
@@ -79,6 +78,14 @@ pub fn EvaluatePage() -> impl IntoView {
         Ok((json["samples"].as_array().cloned().unwrap_or_default(), config.topology.name().to_string()))
     };
 
+    // The samples a run would cover: the first `limit`, each once per epoch.
+    let run_samples = move || -> Result<(Vec<Value>, String), String> {
+        let (samples, topology) = dataset_samples()?;
+        let first: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
+        Ok((expand_epochs(&first, evaluation.settings.get_untracked().epochs), topology))
+    };
+    let estimate_samples = Callback::new(move |()| run_samples().map(|(samples, _)| samples));
+
     // A run the last visit left unfinished (a reload, a closed tab, a stop) is offered for resuming.
     let pending: RwSignal<Option<(RunSpec, usize)>> = RwSignal::new(None);
     spawn_local(async move {
@@ -91,8 +98,7 @@ pub fn EvaluatePage() -> impl IntoView {
         }
     });
 
-    // Runs `spec` (fresh, or resumed from the store): finished samples keep their stored result, a sample
-    // cut short continues from its last stored reply, the rest run from the start.
+    // Runs `spec` (fresh, resumed or retried from the store) in the background; the page draws what it writes.
     let execute = move |spec: RunSpec, endpoint: Endpoint| {
         let config = match spec.config() {
             Ok(config) => config,
@@ -100,141 +106,17 @@ pub fn EvaluatePage() -> impl IntoView {
         };
         error.set(String::new());
         pending.set(None);
+        paused.set(false);
         // The previous run's results go now: Results must never show them as this run's.
         state.results.set(None);
-        rows.set(spec.samples.iter().enumerate().map(|(index, s)| Row {
-            index,
-            task: s.get("task_name").and_then(Value::as_str).unwrap_or("?").to_string(),
-            status: "queued".into(),
-            correct: None,
-            turns: 0,
-        }).collect());
-        running.set(true);
-        let run_control = RunControl::default();
+        current.set(Some(spec.id.clone()));
+        let run_control = RunControl::with_spend(spec.settings.spend);
         control.set_value(run_control.clone());
-        // The progress line is redrawn every second from the rows and the request counters.
-        let started = js_sys::Date::now();
-        // Plain shared cells, not reactive values: `execute` may run from a view that its own run removes.
-        let done_before: Rc<Cell<Option<usize>>> = Rc::new(Cell::new(None));
-        let tick = {
-            let (run_control, done_before) = (run_control.clone(), done_before.clone());
-            move || {
-                // The page may have been left while the run goes on: then there is nothing to redraw.
-                let Some((done, correct, total)) = rows.try_with_untracked(|r| (r.iter().filter(|row| row.correct.is_some()).count(), r.iter().filter(|row| row.correct == Some(true)).count(), r.len())) else { return };
-                let (requests, retries) = run_control.counts();
-                let before = done_before.get().unwrap_or(done);
-                live.set(Live { done, total, correct, requests, retries, elapsed_ms: js_sys::Date::now() - started, done_here: done.saturating_sub(before) });
-            }
-        };
-        let ticker = set_interval_with_handle(tick.clone(), std::time::Duration::from_millis(1000)).ok();
-        let strategy_name = config.strategy.name().to_string();
-        spawn_local(async move {
-            let mut spec = spec;
-            let samples = spec.samples.clone();
-            let started_at = js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default();
-            let header = RunHeader::new(&config, &endpoint, &format!("generated in the browser ({})", spec.topology), &json!({}), started_at);
-            let backend = FetchBackend { endpoint, timeout_ms: 600_000, control: run_control.clone() };
-            let policy = RetryPolicy { max_attempts: 4, base_delay_ms: 500, max_delay_ms: 30_000 };
-            // Without storage (a private window may refuse it) the run still goes, it just cannot be resumed.
-            let store = Store::open().await.ok();
-            let mut finished: Vec<Option<Value>> = vec![None; samples.len()];
-            let mut replies: Vec<Vec<ChatReply>> = vec![Vec::new(); samples.len()];
-            if let Some(store) = &store {
-                let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
-                for (key, result) in store.scan(SAMPLES, &format!("{}|", spec.id)).await.unwrap_or_default() {
-                    if let Some(slot) = key.rsplit('|').next().and_then(|i| i.parse::<usize>().ok()).and_then(|i| finished.get_mut(i)) {
-                        *slot = Some(result);
-                    }
-                }
-                for (key, reply) in store.scan(TURNS, &format!("{}|", spec.id)).await.unwrap_or_default() {
-                    let index = key.split('|').nth(1).and_then(|i| i.parse::<usize>().ok());
-                    if let (Some(list), Ok(reply)) = (index.and_then(|i| replies.get_mut(i)), parse_reply(&reply.to_string())) {
-                        list.push(reply);
-                    }
-                }
-            }
-            rows.update(|r| {
-                for (row, result) in r.iter_mut().zip(&finished) {
-                    if let Some(result) = result {
-                        row.status = result.get("agent_status").and_then(Value::as_str).unwrap_or("done").to_string();
-                        row.correct = Some(result.get("correct").and_then(Value::as_bool).unwrap_or(false));
-                        row.turns = result.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) as usize;
-                    }
-                }
-            });
-            state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
-            done_before.set(Some(finished.iter().filter(|f| f.is_some()).count()));
-            tick();
-            let mut stopped = false;
-            for (index, sample) in samples.iter().enumerate() {
-                if finished[index].is_some() {
-                    continue;
-                }
-                if run_control.is_cancelled() {
-                    rows.update(|r| r.iter_mut().skip(index).filter(|row| row.status == "queued").for_each(|row| row.status = "not run".into()));
-                    stopped = true;
-                    break;
-                }
-                let set_status = |status: String, correct: Option<bool>, turns: usize| rows.update(|r| {
-                    if let Some(row) = r.get_mut(index) {
-                        row.status = status;
-                        row.correct = correct;
-                        row.turns = turns;
-                    }
-                });
-                let input = match AgentInput::from_sample(sample, index) {
-                    Ok(input) => input,
-                    Err(e) => {
-                        set_status(format!("invalid sample: {e}"), Some(false), 0);
-                        continue;
-                    }
-                };
-                set_status("running".into(), None, 0);
-                let clock = js_sys::Date::now();
-                let stored = std::mem::take(&mut replies[index]);
-                let seq = stored.len();
-                let (session, step) = AgentSession::resume(&input, &config, stored);
-                let end = match &store {
-                    Some(store) => {
-                        let journaled = Journaled { inner: &backend, store, run: spec.id.clone(), index, seq: Cell::new(seq) };
-                        run_episode(&journaled, session, step, &policy).await
-                    }
-                    None => run_episode(&backend, session, step, &policy).await,
-                };
-                let record = match end {
-                    EpisodeEnd::Finished(record) => record,
-                    EpisodeEnd::Cancelled => {
-                        set_status("stopped".into(), None, 0);
-                        rows.update(|r| r.iter_mut().skip(index + 1).filter(|row| row.correct.is_none()).for_each(|row| row.status = "not run".into()));
-                        stopped = true;
-                        break;
-                    }
-                };
-                set_status(record.status.as_str().to_string(), Some(record.grade.correct), record.turns);
-                let timings = json!({"wall_ms": (js_sys::Date::now() - clock) as u64});
-                let result = result_sample(sample, &record, &strategy_name, timings);
-                if let Some(store) = &store {
-                    let _ = store.put(SAMPLES, &sample_key(&spec.id, index), &result).await;
-                }
-                finished[index] = Some(result);
-                state.results.set(Some(header.results_file(run_samples(&samples, &finished))));
-                tick();
-            }
-            if let (Some(store), false) = (&store, stopped) {
-                spec.finished = true;
-                let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
-            }
-            tick();
-            if let Some(ticker) = ticker {
-                ticker.clear();
-            }
-            running.set(false);
-        });
+        spawn_local(run::drive(spec, config, endpoint, view_of_run, run_control));
     };
-
     let start = move |_| {
         error.set(String::new());
-        let (samples, topology) = match dataset_samples() {
+        let (samples, topology) = match run_samples() {
             Ok(s) => s,
             Err(e) => return error.set(e),
         };
@@ -245,8 +127,9 @@ pub fn EvaluatePage() -> impl IntoView {
         }
         let spec = RunSpec {
             id: format!("run-{}", js_sys::Date::now() as u64),
+            name: String::new(),
             finished: false,
-            samples: samples.into_iter().take(limit.get_untracked().max(1)).collect(),
+            samples,
             topology,
             strategy: strategy.get_untracked(),
             max_tokens: max_tokens.get_untracked(),
@@ -259,16 +142,54 @@ pub fn EvaluatePage() -> impl IntoView {
 
     // Resuming takes the stored base URL, model and settings, and the key and extra headers typed now (neither
     // is ever stored).
+    // Prices and budgets are the page's as they are now, so a run stopped by its budget goes on under a raised one.
+    let resume_spec = move |mut spec: RunSpec| {
+        endpoint.update(|e| {
+            e.base_url = spec.base_url.clone();
+            e.model = spec.model.clone();
+        });
+        limit.set(spec.samples.len() / spec.settings.epochs.max(1));
+        spec.settings.spend = evaluation.settings.get_untracked().spend;
+        evaluation.settings.set(spec.settings.clone());
+        execute(spec, endpoint.get_untracked());
+    };
     let resume = move |_| {
         if let Some((spec, _)) = pending.get_untracked() {
-            endpoint.update(|e| {
-                e.base_url = spec.base_url.clone();
-                e.model = spec.model.clone();
-            });
-            limit.set(spec.samples.len());
-            evaluation.settings.set(spec.settings.clone());
-            execute(spec, endpoint.get_untracked());
+            resume_spec(spec);
         }
+    };
+    // From the run list: resume run `id`, or first forget its failed samples (result and replies) and then resume.
+    let resume_stored = move |id: String, failed_only: bool| {
+        spawn_local(async move {
+            let prepared = async {
+                let store = Store::open().await?;
+                let mut spec = runs::read_spec(&store, &id).await?;
+                if failed_only {
+                    for (index, result) in run::stored_results(&store, &spec).await.into_iter().enumerate() {
+                        if result.is_some_and(|r| is_failed(&r)) {
+                            store.delete_prefix(TURNS, &format!("{}|", sample_key(&spec.id, index))).await?;
+                            store.delete(SAMPLES, &sample_key(&spec.id, index)).await?;
+                        }
+                    }
+                    spec.finished = false;
+                }
+                Ok::<RunSpec, String>(spec)
+            };
+            match prepared.await {
+                Ok(spec) => resume_spec(spec),
+                Err(e) => error.set(e),
+            }
+        });
+    };
+    let on_resume = Callback::new(move |id: String| resume_stored(id, false));
+    let on_retry_failed = Callback::new(move |id: String| resume_stored(id, true));
+    let pause = move |_| {
+        control.with_value(|c| c.set_paused(true));
+        paused.set(true);
+    };
+    let unpause = move |_| {
+        control.with_value(|c| c.set_paused(false));
+        paused.set(false);
     };
 
     let download = move |_| {
@@ -316,9 +237,10 @@ pub fn EvaluatePage() -> impl IntoView {
                     <span class="eval-remember-warning" data-testid="remember-warning" role="note">"The key is kept in this browser's local storage, readable by anyone who uses this browser profile. Untick to forget it."</span>
                 })}
                 <StrategyPicker strategy=strategy />
-                <label>"Max tokens per turn "<input type="number" style="width:6em" prop:value=move || max_tokens.get().to_string()
+                <label>"Max tokens per turn "<input type="number" data-testid="max-tokens" style="width:6em" prop:value=move || max_tokens.get().to_string()
                     on:change=move |ev| max_tokens.set(event_target_value(&ev).parse().unwrap_or(2048)) /></label>
                 <RunSettingsForm />
+                <BudgetForm samples=estimate_samples />
                 <EndpointCheck endpoint=endpoint />
             </div>
             <div class="panel generate-form">
@@ -343,6 +265,8 @@ pub fn EvaluatePage() -> impl IntoView {
             </div>
             <p>
                 <button class="primary" id="eval-run" data-testid="start-run" disabled=move || running.get() on:click=start>"Run"</button>" "
+                <button data-testid="pause-run" disabled=move || !running.get() || paused.get() on:click=pause title="finish the requests in flight, send no new one">"Pause"</button>" "
+                {move || (running.get() && paused.get()).then(|| view! { <button data-testid="resume-run" on:click=unpause>"Resume"</button>" " })}
                 <button id="eval-stop" data-testid="stop-run" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "
                 <button id="eval-download" data-testid="export-results" disabled=move || state.results.with(Option::is_none) || running.get() on:click=download>"Download results"</button>" "
                 <a href="#/results">"see metrics"</a>
@@ -358,6 +282,7 @@ pub fn EvaluatePage() -> impl IntoView {
             <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
             <p class="muted" data-testid="run-stats">{move || progress_line(&live.get())}</p>
+            {move || (!notice.get().is_empty()).then(|| view! { <p class="eval-resume" role="status" data-testid="run-notice">{notice.get()}</p> })}
             <table id="eval-rows">
                 <thead><tr><th>"#"</th><th>"target"</th><th>"status"</th><th>"turns"</th><th>"correct"</th></tr></thead>
                 <tbody>
@@ -380,6 +305,7 @@ pub fn EvaluatePage() -> impl IntoView {
             </table>
             </Show>
             <p id="eval-done" class="muted">{move || if !running.get() && rows.with(|r| !r.is_empty()) { if rows.with(|r| r.iter().all(|row| row.correct.is_some())) { "finished" } else { "stopped" } } else { "" }}</p>
+            <RunList revision=revision running=running current=Signal::derive(move || if running.get() { current.get() } else { None }) on_resume=on_resume on_retry_failed=on_retry_failed />
         </section>
     }
 }

@@ -1,5 +1,7 @@
 //! Endpoint presets (`select[data-testid="endpoint-preset"]`) and the run settings beyond the basics: the
-//! temperature (`[data-testid="temperature"]`), the turn limit (`[data-testid="turn-limit"]`), the repair
+//! temperature (`[data-testid="temperature"]`), the turn limit (`[data-testid="turn-limit"]`), the samples run
+//! at once (`[data-testid="concurrency"]`, 1 to 32), the request timeout (`[data-testid="request-timeout"]`), the epochs
+//! (`[data-testid="epochs"]`: attempts per sample), the repair
 //! completion limit (`[data-testid="repair-max-tokens"]`) and extra request headers
 //! (`[data-testid="extra-headers"]`, secrets kept in memory like the key). A bad value is refused beside the
 //! fields (`[data-testid="settings-error"]`) and the last good setting stays. The rules are
@@ -62,6 +64,18 @@ pub fn RunSettingsForm() -> impl IntoView {
             <label title="Empty: the topology's default, at most 60 in the browser">"Turn limit "
                 <input type="number" data-testid="turn-limit" min="1" max="2000" placeholder="default" style="width:6em"
                     prop:value=move || settings.with(|s| optional(s.max_turns)) on:change=field(RunSettings::with_max_turns) />
+            </label>
+            <label title="Samples sent at once, 1 to 32">"Concurrency "
+                <input type="number" data-testid="concurrency" min="1" max="32" style="width:4em"
+                    prop:value=move || settings.with(|s| s.concurrency.to_string()) on:change=field(RunSettings::with_concurrency) />
+            </label>
+            <label title="Attempts per sample: mean accuracy and pass^k (every attempt right) on Results">"Epochs "
+                <input type="number" data-testid="epochs" min="1" max="20" style="width:4em"
+                    prop:value=move || settings.with(|s| s.epochs.to_string()) on:change=field(RunSettings::with_epochs) />
+            </label>
+            <label title="Seconds a request may take before it is aborted and retried; empty: ten minutes">"Request timeout (s) "
+                <input type="number" data-testid="request-timeout" min="1" max="3600" placeholder="600" style="width:5em"
+                    prop:value=move || settings.with(|s| optional(s.timeout_secs.map(|t| t as usize))) on:change=field(RunSettings::with_timeout) />
             </label>
             <label title="Empty: twice a normal turn's">"Repair max tokens "
                 <input type="number" data-testid="repair-max-tokens" min="16" placeholder="default" style="width:7em"

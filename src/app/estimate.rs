@@ -1,0 +1,200 @@
+//! What a run will cost before it starts, and the budget that stops it. The estimate is deliberately simple and
+//! says so: each sample takes about two turns per task (a calculator call, then the answer) plus one; every turn
+//! resends the whole conversation so far (the `full` strategy, the upper bound of the others) and writes about
+//! `COMPLETION_PER_TURN` tokens. Prices are per million input and output tokens, typed by the user. A budget in
+//! tokens or in money stops a run cleanly: no new request once it is spent, the samples cut short stay
+//! resumable.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::app::transcript::grouped;
+use crate::engine::agent::estimate_tokens;
+use crate::engine::grade::SampleSpec;
+
+/// Tokens a turn is assumed to write (capped by the run's max tokens).
+pub const COMPLETION_PER_TURN: u64 = 300;
+/// Tokens a tool result adds to the conversation.
+const TOOL_RESULT: u64 = 30;
+/// The request's fixed overhead (system prompt framing, tool schema).
+const OVERHEAD: u64 = 150;
+
+/// The estimate of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Estimate {
+    /// Samples counted.
+    pub samples: usize,
+    /// Mean turns per sample assumed.
+    pub turns_per_sample: f64,
+    /// Prompt tokens over every request.
+    pub input_tokens: u64,
+    /// Completion tokens over every request.
+    pub output_tokens: u64,
+}
+
+/// The estimate for `samples` with `system_prompt` and a completion limit of `max_tokens` per turn. Samples that
+/// cannot be read count as one task.
+pub fn estimate(samples: &[Value], system_prompt: &str, max_tokens: u32) -> Estimate {
+    let completion = COMPLETION_PER_TURN.min(u64::from(max_tokens.max(1)));
+    let base = OVERHEAD + estimate_tokens(system_prompt);
+    let mut out = Estimate { samples: samples.len(), ..Estimate::default() };
+    let mut turns_total = 0u64;
+    for (index, sample) in samples.iter().enumerate() {
+        let prompt = sample.get("prompt").and_then(Value::as_str).unwrap_or("");
+        let tasks = SampleSpec::from_json(sample, index).map(|s| s.nodes.len().max(s.expected.len())).unwrap_or(1).max(1) as u64;
+        let turns = 2 * tasks + 1;
+        let first = base + estimate_tokens(prompt);
+        // Turn t resends the first request and t earlier turns with their tool results.
+        out.input_tokens += turns * first + (completion + TOOL_RESULT) * turns * (turns - 1) / 2;
+        out.output_tokens += turns * completion;
+        turns_total += turns;
+    }
+    out.turns_per_sample = if samples.is_empty() { 0.0 } else { turns_total as f64 / samples.len() as f64 };
+    out
+}
+
+/// Prices per million tokens, and the run's optional budgets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Spend {
+    /// Price per million input tokens.
+    pub price_in: f64,
+    /// Price per million output tokens.
+    pub price_out: f64,
+    /// Stop once this many tokens (input and output) are spent.
+    pub budget_tokens: Option<u64>,
+    /// Stop once this much money is spent (needs prices).
+    pub budget_cost: Option<f64>,
+}
+
+impl Spend {
+    /// The money `input` and `output` tokens cost.
+    pub fn cost(&self, input: u64, output: u64) -> f64 {
+        (input as f64 * self.price_in + output as f64 * self.price_out) / 1e6
+    }
+
+    /// True when prices were given.
+    pub fn priced(&self) -> bool {
+        self.price_in > 0.0 || self.price_out > 0.0
+    }
+
+    /// Why a run that has spent `input` and `output` tokens must stop, if it must.
+    pub fn exhausted(&self, input: u64, output: u64) -> Option<String> {
+        if let Some(budget) = self.budget_tokens.filter(|&b| input + output >= b) {
+            return Some(format!("the token budget ({}) is spent: {} tokens used", grouped(budget), grouped(input + output)));
+        }
+        if let Some(budget) = self.budget_cost.filter(|&b| self.priced() && self.cost(input, output) >= b) {
+            return Some(format!("the cost budget ({}) is spent: {} used", money(budget), money(self.cost(input, output))));
+        }
+        None
+    }
+
+    /// The spend with a number typed into one of its fields (`price_in`, `price_out`, `budget_tokens`,
+    /// `budget_cost`; empty clears a budget or sets a price to 0), or why not.
+    pub fn with(&self, field: &str, text: &str) -> Result<Spend, String> {
+        let text = text.trim();
+        let number = || -> Result<Option<f64>, String> {
+            if text.is_empty() {
+                return Ok(None);
+            }
+            let value: f64 = text.parse().map_err(|_| format!("{} must be a number", label(field)))?;
+            if !value.is_finite() || value < 0.0 {
+                return Err(format!("{} cannot be negative", label(field)));
+            }
+            Ok(Some(value))
+        };
+        let mut next = *self;
+        match field {
+            "price_in" => next.price_in = number()?.unwrap_or(0.0),
+            "price_out" => next.price_out = number()?.unwrap_or(0.0),
+            "budget_tokens" => next.budget_tokens = number()?.map(|v| v.round() as u64).filter(|&v| v > 0),
+            "budget_cost" => next.budget_cost = number()?.filter(|&v| v > 0.0),
+            _ => return Err(format!("no setting named {field}")),
+        }
+        Ok(next)
+    }
+}
+
+fn label(field: &str) -> &'static str {
+    match field {
+        "price_in" => "the input price",
+        "price_out" => "the output price",
+        "budget_tokens" => "the token budget",
+        _ => "the cost budget",
+    }
+}
+
+/// Money with two decimals (four under one cent).
+pub fn money(value: f64) -> String {
+    if value > 0.0 && value < 0.01 {
+        format!("${value:.4}")
+    } else {
+        format!("${value:.2}")
+    }
+}
+
+/// The estimate as the page shows it.
+pub fn estimate_line(estimate: &Estimate, spend: &Spend) -> String {
+    let mut line = format!(
+        "about {} input and {} output tokens over {} samples (about {:.0} turns each)",
+        grouped(estimate.input_tokens),
+        grouped(estimate.output_tokens),
+        estimate.samples,
+        estimate.turns_per_sample
+    );
+    if spend.priced() {
+        line.push_str(&format!(", about {} at the prices given", money(spend.cost(estimate.input_tokens, estimate.output_tokens))));
+    }
+    line.push_str(". A rough guide: a model that thinks at length or repairs often uses more.");
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn turns_grow_with_tasks_and_every_turn_resends_the_conversation() {
+        let sample = json!({"prompt": "x".repeat(400), "ground_truth": 7});
+        let e = estimate(std::slice::from_ref(&sample), "", 4096);
+        // One task: three turns; the first request is 150 + 100 tokens, each later one 330 more.
+        assert_eq!(e.turns_per_sample, 3.0);
+        assert_eq!(e.input_tokens, 3 * 250 + 330 * 3);
+        assert_eq!(e.output_tokens, 900);
+        let capped = estimate(&[sample], "", 100);
+        assert_eq!(capped.output_tokens, 300, "a small max tokens caps each turn");
+        assert_eq!(estimate(&[], "", 100), Estimate::default());
+    }
+
+    #[test]
+    fn budgets_stop_a_run_when_spent_and_costs_need_prices() {
+        let spend = Spend { price_in: 3.0, price_out: 15.0, budget_tokens: Some(10_000), budget_cost: None };
+        assert!((spend.cost(1_000_000, 100_000) - 4.5).abs() < 1e-9);
+        assert_eq!(spend.exhausted(5_000, 4_999), None);
+        assert_eq!(spend.exhausted(9_000, 1_000).unwrap(), "the token budget (10,000) is spent: 10,000 tokens used");
+        let by_cost = Spend { budget_cost: Some(0.5), budget_tokens: None, ..spend };
+        assert_eq!(by_cost.exhausted(100_000, 10_000), None, "$0.45 spent");
+        assert!(by_cost.exhausted(150_000, 10_000).unwrap().contains("cost budget ($0.50) is spent: $0.60 used"));
+        assert_eq!(Spend { price_in: 0.0, price_out: 0.0, ..by_cost }.exhausted(10_000_000, 0), None, "no prices: no cost");
+    }
+
+    #[test]
+    fn fields_are_checked_and_empty_clears_a_budget() {
+        let spend = Spend::default().with("price_in", "2.5").unwrap().with("budget_tokens", "20000").unwrap();
+        assert_eq!((spend.price_in, spend.budget_tokens), (2.5, Some(20_000)));
+        assert_eq!(spend.with("budget_tokens", " ").unwrap().budget_tokens, None);
+        assert_eq!(spend.with("price_out", "-1"), Err("the output price cannot be negative".into()));
+        assert_eq!(spend.with("budget_cost", "lots"), Err("the cost budget must be a number".into()));
+    }
+
+    #[test]
+    fn the_line_gives_tokens_and_a_cost_only_with_prices() {
+        let e = Estimate { samples: 2, turns_per_sample: 3.0, input_tokens: 12_345, output_tokens: 1_800 };
+        let plain = estimate_line(&e, &Spend::default());
+        assert!(plain.starts_with("about 12,345 input and 1,800 output tokens over 2 samples (about 3 turns each)."), "{plain}");
+        let priced = estimate_line(&e, &Spend { price_in: 1.0, price_out: 2.0, ..Spend::default() });
+        assert!(priced.contains("about $0.02 at the prices given"), "{priced}");
+        assert_eq!(money(0.004), "$0.0040");
+    }
+}

@@ -1,0 +1,60 @@
+//! Prices, budgets and the estimate (`[data-testid="estimate"]`, its line `[data-testid="estimate-line"]`):
+//! prices per million input and output tokens (`price-in`, `price-out`) and an optional budget in tokens or in
+//! money (`budget-tokens`, `budget-cost`) that stops the run cleanly. A bad value is refused beside the fields
+//! (`[data-testid="budget-error"]`). The rules and the estimate are `app::estimate`'s.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::app::estimate::{estimate, estimate_line};
+use crate::engine::agent::prompts::SYSTEM_PROMPT;
+use crate::ui::state::AppState;
+
+/// The fields and the estimate of the samples `samples` returns (the run's, as Run would start it).
+#[component]
+pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl IntoView {
+    let evaluation = expect_context::<AppState>().evaluation;
+    let settings = evaluation.settings;
+    let problem: RwSignal<Option<String>> = RwSignal::new(None);
+    let line = RwSignal::new(String::new());
+    let field = move |name: &'static str| {
+        move |ev: leptos::ev::Event| match settings.get_untracked().spend.with(name, &event_target_value(&ev)) {
+            Ok(spend) => {
+                problem.set(None);
+                settings.update(|s| s.spend = spend);
+            }
+            Err(message) => problem.set(Some(message)),
+        }
+    };
+    let run_estimate = move |_| match samples.run(()) {
+        Ok(list) => {
+            let spend = settings.get_untracked().spend;
+            line.set(estimate_line(&estimate(&list, SYSTEM_PROMPT, evaluation.max_tokens.get_untracked()), &spend));
+        }
+        Err(e) => line.set(format!("No estimate: {e}")),
+    };
+    let shown = |value: f64| if value > 0.0 { value.to_string() } else { String::new() };
+    view! {
+        <div class="eval-settings eval-budget">
+            <label title="Price per million input (prompt) tokens">"$ / M input "
+                <input type="number" data-testid="price-in" min="0" step="0.01" style="width:5em" placeholder="0"
+                    prop:value=move || settings.with(|s| shown(s.spend.price_in)) on:change=field("price_in") />
+            </label>
+            <label title="Price per million output (completion) tokens">"$ / M output "
+                <input type="number" data-testid="price-out" min="0" step="0.01" style="width:5em" placeholder="0"
+                    prop:value=move || settings.with(|s| shown(s.spend.price_out)) on:change=field("price_out") />
+            </label>
+            <label title="Stop the run once this many tokens (input and output) are spent; empty: no limit">"Token budget "
+                <input type="number" data-testid="budget-tokens" min="1" style="width:7em" placeholder="none"
+                    prop:value=move || settings.with(|s| s.spend.budget_tokens.map(|b| b.to_string()).unwrap_or_default()) on:change=field("budget_tokens") />
+            </label>
+            <label title="Stop the run once this much is spent at the prices given; empty: no limit">"Cost budget ($) "
+                <input type="number" data-testid="budget-cost" min="0" step="0.01" style="width:5em" placeholder="none"
+                    prop:value=move || settings.with(|s| s.spend.budget_cost.map(|b| b.to_string()).unwrap_or_default()) on:change=field("budget_cost") />
+            </label>
+            <button data-testid="estimate" on:click=run_estimate>"Estimate"</button>
+            {move || (!line.get().is_empty()).then(|| view! { <span class="muted eval-preset-note" data-testid="estimate-line">{line.get()}</span> })}
+            {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert" data-testid="budget-error">{p}</span> })}
+        </div>
+    }
+}

@@ -1,0 +1,204 @@
+//! The Evaluate page's run driver: runs a stored run's samples against the endpoint in as many lanes as its
+//! concurrency asks (`app::run_board::Queue` hands each unfinished sample to one lane), each sample through the
+//! engine's loop (`agent::run_episode`, retries and backoff shared with the CLI) with every reply journaled in
+//! the run store before it is used, so a reload, a closed tab or a crash resumes with no sample lost or run
+//! twice. It draws nothing: it writes the rows, the progress line and the results file the page shows.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use serde_json::{json, Value};
+
+use crate::app::live::Live;
+use crate::app::partial_run::run_samples;
+use crate::app::run_board::{lanes, mark_waiting, tally, Queue, Row};
+use crate::app::stored_run::RunSpec;
+use crate::engine::agent::openai_wire::parse_reply;
+use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy};
+use crate::engine::results::{result_sample, RunHeader};
+use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
+use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
+
+/// What a run writes for the page to draw. Plain signals, so the run goes on when the page is left.
+#[derive(Clone, Copy)]
+pub struct RunView {
+    /// One row per sample.
+    pub rows: RwSignal<Vec<Row>>,
+    /// The progress line's figures, redrawn every second.
+    pub live: RwSignal<Live>,
+    /// True while a run goes.
+    pub running: RwSignal<bool>,
+    /// The run's results file so far (unfinished samples marked `in_progress`).
+    pub results: RwSignal<Option<Value>>,
+    /// Bumped whenever the store's runs change, so the run list reads them again.
+    pub revision: RwSignal<u64>,
+    /// Why the run stopped itself (a spent budget), shown under the progress line.
+    pub notice: RwSignal<String>,
+}
+
+/// What the lanes share: the samples still to hand out, each sample's result, the replies stored for samples
+/// cut short.
+struct Board {
+    queue: Queue,
+    finished: Vec<Option<Value>>,
+    replies: Vec<Vec<ChatReply>>,
+}
+
+fn now_iso() -> String {
+    js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default()
+}
+
+/// The stored results of `spec` by sample (from the `samples` store).
+pub async fn stored_results(store: &Store, spec: &RunSpec) -> Vec<Option<Value>> {
+    let mut finished = vec![None; spec.samples.len()];
+    for (key, result) in store.scan(SAMPLES, &format!("{}|", spec.id)).await.unwrap_or_default() {
+        if let Some(slot) = key.rsplit('|').next().and_then(|i| i.parse::<usize>().ok()).and_then(|i| finished.get_mut(i)) {
+            *slot = Some(result);
+        }
+    }
+    finished
+}
+
+/// The results file of a stored run as it stands.
+pub async fn stored_results_file(store: &Store, spec: &RunSpec) -> Result<Value, String> {
+    let finished = stored_results(store, spec).await;
+    Ok(spec.header(now_iso())?.results_file(run_samples(&spec.samples, &finished)))
+}
+
+/// Runs `spec` (fresh, or resumed from the store): finished samples keep their stored result, a sample cut short
+/// continues from its last stored reply, the rest run from the start. Returns once every lane has stopped.
+pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, view: RunView, control: RunControl) {
+    let RunView { rows, live, running, results, revision, notice } = view;
+    notice.set(String::new());
+    rows.set(spec.samples.iter().enumerate().map(|(i, s)| Row::queued(i, s)).collect());
+    running.set(true);
+    let started = js_sys::Date::now();
+    // Plain shared cells, not reactive values: the run outlives the page that started it.
+    let done_before: Rc<Cell<Option<usize>>> = Rc::new(Cell::new(None));
+    let tick = {
+        let (control, done_before) = (control.clone(), done_before.clone());
+        move || {
+            let Some((done, correct, total)) = rows.try_with_untracked(|r| tally(r)) else { return };
+            let (requests, retries) = control.counts();
+            let before = done_before.get().unwrap_or(done);
+            live.set(Live {
+                done,
+                total,
+                correct,
+                requests,
+                retries,
+                elapsed_ms: js_sys::Date::now() - started,
+                done_here: done.saturating_sub(before),
+                paused: control.is_paused(),
+                rate_limited: control.is_rate_limited(),
+                tokens_in: control.tokens().0,
+                tokens_out: control.tokens().1,
+                cost: control.cost(),
+            });
+        }
+    };
+    let ticker = set_interval_with_handle(tick.clone(), std::time::Duration::from_millis(1000)).ok();
+    let strategy_name = config.strategy.name().to_string();
+    let samples = spec.samples.clone();
+    let header = spec.header(now_iso()).unwrap_or_else(|_| RunHeader::new(&config, &endpoint, "generated in the browser", &json!({}), now_iso()));
+    let backend = FetchBackend { endpoint, timeout_ms: spec.settings.timeout_ms(), control: control.clone() };
+    let policy = RetryPolicy { max_attempts: 4, base_delay_ms: 500, max_delay_ms: 30_000 };
+    // Without storage (a private window may refuse it) the run still goes, it just cannot be resumed.
+    let store = Store::open().await.ok();
+    let mut finished = vec![None; samples.len()];
+    let mut replies: Vec<Vec<ChatReply>> = vec![Vec::new(); samples.len()];
+    if let Some(store) = &store {
+        let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
+        finished = stored_results(store, &spec).await;
+        // Every stored reply counts towards the budget; only those of unfinished samples are replayed.
+        for (key, reply) in store.scan(TURNS, &format!("{}|", spec.id)).await.unwrap_or_default() {
+            let index = key.split('|').nth(1).and_then(|i| i.parse::<usize>().ok());
+            let Ok(reply) = parse_reply(&reply.to_string()) else { continue };
+            control.count_tokens(&reply);
+            if let Some(list) = index.filter(|&i| finished.get(i).is_some_and(Option::is_none)).and_then(|i| replies.get_mut(i)) {
+                list.push(reply);
+            }
+        }
+        revision.update(|r| *r += 1);
+    }
+    rows.update(|r| r.iter_mut().zip(&finished).for_each(|(row, result)| if let Some(result) = result { row.finish(result) }));
+    results.set(Some(header.results_file(run_samples(&samples, &finished))));
+    done_before.set(Some(finished.iter().filter(|f| f.is_some()).count()));
+    tick();
+
+    let queue = Queue::of_unfinished(&finished.iter().map(Option::is_some).collect::<Vec<_>>());
+    let lane_count = lanes(spec.settings.concurrency, queue.len());
+    let board = RefCell::new(Board { queue, finished, replies });
+    let set_row = |index: usize, apply: &dyn Fn(&mut Row)| rows.update(|r| if let Some(row) = r.get_mut(index) { apply(row) });
+    let lane = || async {
+        loop {
+            control.while_paused().await;
+            if control.is_cancelled() {
+                break;
+            }
+            let Some(index) = board.borrow_mut().queue.take() else { break };
+            let sample = &samples[index];
+            let input = match AgentInput::from_sample(sample, index) {
+                Ok(input) => input,
+                Err(e) => {
+                    set_row(index, &|row| {
+                        row.status = format!("invalid sample: {e}");
+                        row.correct = Some(false);
+                    });
+                    continue;
+                }
+            };
+            set_row(index, &|row| row.status = "running".into());
+            let clock = js_sys::Date::now();
+            let stored = std::mem::take(&mut board.borrow_mut().replies[index]);
+            let seq = stored.len();
+            let (session, step) = AgentSession::resume(&input, &config, stored);
+            let end = match &store {
+                Some(store) => {
+                    let journaled = Journaled { inner: &backend, store, run: spec.id.clone(), index, seq: Cell::new(seq) };
+                    run_episode(&journaled, session, step, &policy).await
+                }
+                None => run_episode(&backend, session, step, &policy).await,
+            };
+            let record = match end {
+                EpisodeEnd::Finished(record) => record,
+                EpisodeEnd::Cancelled => {
+                    set_row(index, &|row| row.status = "stopped".into());
+                    break;
+                }
+            };
+            let result = result_sample(sample, &record, &strategy_name, json!({"wall_ms": (js_sys::Date::now() - clock) as u64}));
+            if let Some(store) = &store {
+                let _ = store.put(SAMPLES, &sample_key(&spec.id, index), &result).await;
+            }
+            set_row(index, &|row| row.finish(&result));
+            let file = {
+                let mut board = board.borrow_mut();
+                board.finished[index] = Some(result);
+                header.results_file(run_samples(&samples, &board.finished))
+            };
+            results.set(Some(file));
+            tick();
+        }
+    };
+    futures::future::join_all((0..lane_count).map(|_| lane())).await;
+
+    let all_done = board.borrow().finished.iter().all(Option::is_some);
+    if !all_done {
+        rows.update(|r| mark_waiting(r, "not run"));
+    }
+    if let (Some(store), true) = (&store, all_done) {
+        spec.finished = true;
+        let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
+    }
+    tick();
+    if let Some(ticker) = ticker {
+        ticker.clear();
+    }
+    if let Some(reason) = control.halted() {
+        notice.set(format!("Stopped: {reason}. Nothing is lost: raise the budget above and resume the run from the list below to go on."));
+    }
+    revision.update(|r| *r += 1);
+    running.set(false);
+}
