@@ -1,4 +1,5 @@
-//! Charts of the Results dashboard as SVG text, built here from the engine's metrics so they are tested
+//! Charts of the Results dashboard as SVG text (the mean tokens and turns per topology × family too, as in the
+//! paper's Figures 4 and 5), built here from the engine's metrics so they are tested
 //! natively and exported as they are shown: accuracy by topology × family with Wilson 95% whiskers, bars
 //! grouped by topology and coloured by family (the layout of the paper's Figure 3). Colours come from classes
 //! (`style/results.css`), so both themes apply; every label is escaped. Also the context curves of compared runs:
@@ -31,22 +32,65 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// Where the bars of a chart grouped by topology go: one group per topology (in first-seen order), one bar per
+/// family present in it (families sorted, each keeping its colour index across groups).
+struct Grouped<'a> {
+    topologies: Vec<&'a str>,
+    families: Vec<&'a str>,
+    /// (topology index, family index, bar's left x, bar width) of each (topology, family) present.
+    bars: Vec<(usize, usize, f64, f64)>,
+}
+
+impl<'a> Grouped<'a> {
+    fn of<V>(by_group: &'a BTreeMap<(String, String), V>) -> Grouped<'a> {
+        let mut topologies: Vec<&str> = Vec::new();
+        for (t, _) in by_group.keys() {
+            if !topologies.contains(&t.as_str()) {
+                topologies.push(t);
+            }
+        }
+        let mut families: Vec<&str> = by_group.keys().map(|(_, f)| f.as_str()).collect();
+        families.sort_unstable();
+        families.dedup();
+        let group_w = (WIDTH - LEFT - RIGHT) / topologies.len().max(1) as f64;
+        let bar_w = (group_w * 0.8 / families.len().max(1) as f64).min(48.0);
+        let mut bars = Vec::new();
+        for (ti, topology) in topologies.iter().enumerate() {
+            let present: Vec<usize> = (0..families.len()).filter(|&fi| by_group.contains_key(&(topology.to_string(), families[fi].to_string()))).collect();
+            let start = LEFT + group_w * ti as f64 + (group_w - bar_w * present.len() as f64) / 2.0;
+            bars.extend(present.iter().enumerate().map(|(slot, &fi)| (ti, fi, start + bar_w * slot as f64, bar_w)));
+        }
+        Grouped { topologies, families, bars }
+    }
+
+    /// The topology labels under the groups and the family legend above the plot.
+    fn labels(&self, svg: &mut String) {
+        let group_w = (WIDTH - LEFT - RIGHT) / self.topologies.len().max(1) as f64;
+        for (ti, topology) in self.topologies.iter().enumerate() {
+            let _ = write!(
+                svg,
+                r#"<text class="chart-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                LEFT + group_w * (ti as f64 + 0.5),
+                HEIGHT - BOTTOM + 18.0,
+                escape(topology)
+            );
+        }
+        for (fi, family) in self.families.iter().enumerate() {
+            let x = LEFT + 110.0 * fi as f64;
+            let _ = write!(
+                svg,
+                r#"<g class="chart-legend chart-family-{fi}"><rect class="bar" x="{x:.1}" y="6" width="12" height="12"/><text class="chart-label" x="{:.1}" y="16">{}</text></g>"#,
+                x + 16.0,
+                escape(family)
+            );
+        }
+    }
+}
+
 /// The accuracy chart of `by_group` ((topology, family) → accuracy): one group of bars per topology, one bar
 /// per family present, each with its Wilson 95% interval as a whisker and a tooltip with the counts.
 pub fn accuracy_chart(by_group: &BTreeMap<(String, String), Accuracy>) -> String {
-    let topologies: Vec<&str> = by_group.keys().map(|(t, _)| t.as_str()).fold(Vec::new(), |mut v, t| {
-        if !v.contains(&t) {
-            v.push(t);
-        }
-        v
-    });
-    let families: Vec<&str> = {
-        let mut f: Vec<&str> = by_group.keys().map(|(_, f)| f.as_str()).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
-    };
-    let plot_w = WIDTH - LEFT - RIGHT;
+    let grouped = Grouped::of(by_group);
     let plot_h = HEIGHT - TOP - BOTTOM;
     let y = |rate: f64| TOP + plot_h * (1.0 - rate.clamp(0.0, 1.0));
     let mut svg = String::new();
@@ -57,60 +101,96 @@ pub fn accuracy_chart(by_group: &BTreeMap<(String, String), Accuracy>) -> String
     for tick in 0..=4 {
         grid_line(&mut svg, y(tick as f64 / 4.0), &format!("{}%", tick * 25));
     }
-    let group_w = plot_w / topologies.len().max(1) as f64;
-    let bar_w = (group_w * 0.8 / families.len().max(1) as f64).min(48.0);
-    for (ti, topology) in topologies.iter().enumerate() {
-        let present: Vec<(usize, &Accuracy)> = families.iter().enumerate().filter_map(|(fi, f)| Some((fi, by_group.get(&(topology.to_string(), f.to_string()))?))).collect();
-        let start = LEFT + group_w * ti as f64 + (group_w - bar_w * present.len() as f64) / 2.0;
-        for (slot, (fi, acc)) in present.iter().enumerate() {
-            let x = start + bar_w * slot as f64;
-            let (lo, hi) = acc.interval();
-            let mid = x + bar_w / 2.0;
-            let _ = write!(
-                svg,
-                r#"<g class="chart-bar chart-family-{fi}"><title>{} × {}: {:.1}% [{:.1}, {:.1}] {}/{}</title><rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/><line class="whisker" x1="{mid:.1}" x2="{mid:.1}" y1="{:.1}" y2="{:.1}"/><line class="whisker" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><line class="whisker" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/></g>"#,
-                escape(topology),
-                escape(families[*fi]),
-                acc.rate() * 100.0,
-                lo * 100.0,
-                hi * 100.0,
-                acc.correct,
-                acc.total,
-                x + 1.0,
-                y(acc.rate()),
-                (bar_w - 2.0).max(1.0),
-                (y(0.0) - y(acc.rate())).max(0.0),
-                y(hi),
-                y(lo),
-                mid - bar_w / 4.0,
-                mid + bar_w / 4.0,
-                y(hi),
-                y(hi),
-                mid - bar_w / 4.0,
-                mid + bar_w / 4.0,
-                y(lo),
-                y(lo),
-            );
-        }
+    for &(ti, fi, x, bar_w) in &grouped.bars {
+        let (topology, family) = (grouped.topologies[ti], grouped.families[fi]);
+        let Some(acc) = by_group.get(&(topology.to_string(), family.to_string())) else { continue };
+        let (lo, hi) = acc.interval();
+        let mid = x + bar_w / 2.0;
         let _ = write!(
             svg,
-            r#"<text class="chart-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            LEFT + group_w * (ti as f64 + 0.5),
-            HEIGHT - BOTTOM + 18.0,
-            escape(topology)
+            r#"<g class="chart-bar chart-family-{fi}"><title>{} × {}: {:.1}% [{:.1}, {:.1}] {}/{}</title><rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/><line class="whisker" x1="{mid:.1}" x2="{mid:.1}" y1="{:.1}" y2="{:.1}"/><line class="whisker" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/><line class="whisker" x1="{:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/></g>"#,
+            escape(topology),
+            escape(family),
+            acc.rate() * 100.0,
+            lo * 100.0,
+            hi * 100.0,
+            acc.correct,
+            acc.total,
+            x + 1.0,
+            y(acc.rate()),
+            (bar_w - 2.0).max(1.0),
+            (y(0.0) - y(acc.rate())).max(0.0),
+            y(hi),
+            y(lo),
+            mid - bar_w / 4.0,
+            mid + bar_w / 4.0,
+            y(hi),
+            y(hi),
+            mid - bar_w / 4.0,
+            mid + bar_w / 4.0,
+            y(lo),
+            y(lo),
         );
     }
-    for (fi, family) in families.iter().enumerate() {
-        let x = LEFT + 110.0 * fi as f64;
-        let _ = write!(
-            svg,
-            r#"<g class="chart-legend chart-family-{fi}"><rect class="bar" x="{x:.1}" y="6" width="12" height="12"/><text class="chart-label" x="{:.1}" y="16">{}</text></g>"#,
-            x + 16.0,
-            escape(family)
-        );
-    }
+    grouped.labels(&mut svg);
     svg.push_str("</svg>");
     svg
+}
+
+/// A chart of a mean per (topology, family), grouped like the accuracy chart (the layout of the paper's Figures
+/// 4 and 5: tokens and turns per topology): `testid` names it, `what` is the quantity ("tokens", "turns").
+/// `None` when no group has a value.
+pub fn mean_chart(by_group: &BTreeMap<(String, String), f64>, testid: &str, what: &str) -> Option<String> {
+    if by_group.is_empty() {
+        return None;
+    }
+    let grouped = Grouped::of(by_group);
+    let top = nice_top(by_group.values().copied().fold(0.0, f64::max));
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let y = |v: f64| TOP + plot_h * (1.0 - (v / top).clamp(0.0, 1.0));
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" data-testid="{}" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Mean {} per sample by topology and family">"#,
+        escape(testid),
+        escape(what)
+    );
+    let steps = round_steps(top);
+    for tick in 0..=steps {
+        let v = top * tick as f64 / steps as f64;
+        grid_line(&mut svg, y(v), &compact(v));
+    }
+    for &(ti, fi, x, bar_w) in &grouped.bars {
+        let (topology, family) = (grouped.topologies[ti], grouped.families[fi]);
+        let Some(&value) = by_group.get(&(topology.to_string(), family.to_string())) else { continue };
+        let _ = write!(
+            svg,
+            r#"<g class="chart-bar chart-family-{fi}"><title>{} × {}: {value:.1} {} per sample</title><rect class="bar" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/></g>"#,
+            escape(topology),
+            escape(family),
+            escape(what),
+            x + 1.0,
+            y(value),
+            (bar_w - 2.0).max(1.0),
+            (y(0.0) - y(value)).max(0.0),
+        );
+    }
+    grouped.labels(&mut svg);
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
+/// An axis label: whole numbers, thousands as `k`.
+fn compact(v: f64) -> String {
+    if v >= 10_000.0 {
+        format!("{:.0}k", v / 1000.0)
+    } else if v >= 1000.0 {
+        format!("{:.1}k", v / 1000.0)
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
 }
 
 /// The number in an output name (`task_12_out` → 12), for ordering outputs along the graph.
@@ -187,6 +267,17 @@ fn nice_top(max: f64) -> f64 {
     [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * power).find(|&top| top >= max).unwrap_or(10.0 * power)
 }
 
+/// Grid steps that put round numbers on an axis topped by `nice_top`: fifths of 1 and 5 (0.2, 1, 10 …),
+/// quarters of 2 (0.5, 5 …).
+fn round_steps(top: f64) -> usize {
+    let mantissa = top / 10f64.powf(top.log10().floor());
+    if (mantissa - 2.0).abs() < 1e-9 {
+        4
+    } else {
+        5
+    }
+}
+
 /// The context curves of `runs` (label, mean prompt tokens per turn): one line per run with a dot per turn and
 /// a tooltip; `None` when no run recorded per-turn prompt sizes.
 pub fn context_curves(runs: &[(String, Vec<f64>)]) -> Option<String> {
@@ -201,9 +292,10 @@ pub fn context_curves(runs: &[(String, Vec<f64>)]) -> Option<String> {
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" data-testid="context-curves" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Mean prompt tokens per turn, one line per run">"#
     );
-    for tick in 0..=4 {
-        let v = top * tick as f64 / 4.0;
-        grid_line(&mut svg, y(v), &format!("{v:.0}"));
+    let steps = round_steps(top);
+    for tick in 0..=steps {
+        let v = top * tick as f64 / steps as f64;
+        grid_line(&mut svg, y(v), &compact(v));
     }
     let step = turns.div_ceil(12).max(1);
     for t in (0..turns).step_by(step) {
@@ -270,6 +362,28 @@ mod tests {
         assert_eq!(svg.matches(r#"class="whisker""#).count(), 9);
         assert!(svg.contains("chain × math: 66.7% [20.8, 93.9] 2/3"), "{svg}");
         assert!(svg.contains(">multichain</text>") && svg.contains(">100%</text>"));
+    }
+
+    #[test]
+    fn mean_charts_scale_to_a_round_top_and_skip_empty_runs() {
+        let mut groups = BTreeMap::new();
+        groups.insert(("chain".to_string(), "math".to_string()), 1234.0);
+        groups.insert(("chain".to_string(), "gsm".to_string()), 600.0);
+        groups.insert(("baseline".to_string(), "math".to_string()), 300.0);
+        let svg = mean_chart(&groups, "tokens-chart", "tokens").expect("a chart");
+        assert!(svg.contains(r#"data-testid="tokens-chart""#));
+        assert_eq!(svg.matches(r#"<rect class="bar""#).count(), 3 + 2, "three bars and two legend keys");
+        assert!(svg.contains(">2.0k</text>") && svg.contains(">500</text>"), "the axis tops at 2000 in steps of 500: {svg}");
+        let mut small = BTreeMap::new();
+        small.insert(("chain".to_string(), "math".to_string()), 24.0);
+        let ticks: Vec<String> = ["0", "10", "20", "30", "40", "50"].iter().map(|t| format!(">{t}</text>")).collect();
+        let low = mean_chart(&small, "tokens-chart", "tokens").unwrap();
+        assert!(ticks.iter().all(|t| low.contains(t.as_str())), "round ticks up to 50: {low}");
+        assert!(svg.contains("chain × math: 1234.0 tokens per sample"));
+        // The bar of 1234 on a 2000 axis is 61.7% of the plot's height.
+        let plot_h = HEIGHT - TOP - BOTTOM;
+        assert!(svg.contains(&format!(r#"height="{:.1}""#, plot_h * 1234.0 / 2000.0)), "{svg}");
+        assert_eq!(mean_chart(&BTreeMap::new(), "turns-chart", "turns"), None);
     }
 
     #[test]

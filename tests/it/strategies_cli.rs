@@ -165,5 +165,5 @@ fn eval_with_epochs_attempts_every_sample_k_times_and_reports_pass_k() {
     assert_eq!(samples.len(), 6, "two samples, three attempts each");
     let epochs: Vec<u64> = samples.iter().map(|s| s.get("epoch").and_then(Value::as_u64).unwrap_or(0)).collect();
     assert_eq!(epochs, vec![0, 0, 1, 1, 2, 2]);
-    assert!(stderr.contains("3 epochs") && stderr.contains("pass^3 2/2"), "{stderr}");
+    assert!(stderr.contains("3 epochs") && stderr.contains("pass^3 100.0% [") && stderr.contains("(2/2 instances)"), "{stderr}");
 }

@@ -2,6 +2,7 @@
 //! drawn with them.
 
 use super::*;
+use crate::engine::grade::metrics::Accuracy;
 
 /// Where the chain broke: every graded node's status, the first broken nodes, and the drawing.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,4 +99,42 @@ pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
         }
     };
     Breaks { nodes, first_breaks, graded_here, drawing }
+}
+
+/// The per-node heat map of a results file: the graph of its largest finished instance, each node coloured by
+/// the accuracy of its output over every sample that graded it (`nodes`, output name → accuracy, from the
+/// metrics) in tenths (`heat-0` … `heat-10`, the scale in the SVG's own style), with the figure in the node's note. `None` when no instance can
+/// be drawn or none of its nodes was graded.
+pub fn heat_map(samples: &[Json], nodes: &BTreeMap<String, Accuracy>) -> Option<String> {
+    let sample = samples
+        .iter()
+        .filter(|s| is_finished(s))
+        .filter_map(|s| Some((s, instance_graph(s)?)))
+        .filter(|(_, i)| i.graph.nodes().len() <= DETAIL_NODES)
+        .max_by_key(|(_, i)| i.graph.nodes().len())?;
+    let (sample, instance) = sample;
+    let is_custom = sample.get("custom_dag").is_some();
+    let custom = node_of_output(sample);
+    let mut options = RenderOptions { layout: LayoutOptions { node_notes: instance.notes.clone(), ..LayoutOptions::default() }, ..RenderOptions::default() };
+    let mut coloured = 0;
+    for (output, accuracy) in nodes {
+        let Some(node) = node_for(output, &custom, is_custom).filter(|n| instance.graph.nodes().iter().any(|g| &g.id.0 == n)) else { continue };
+        options.node_classes.insert(node.clone(), format!("heat-{}", (accuracy.rate() * 10.0).round() as u32));
+        let note = format!("{:.0}% ({}/{})", accuracy.rate() * 100.0, accuracy.correct, accuracy.total);
+        options.layout.node_notes.entry(node).or_default().push(note);
+        coloured += 1;
+    }
+    if coloured == 0 {
+        return None;
+    }
+    let svg = render::to_svg(&instance.graph, &options).ok()?;
+    // The scale travels inside the SVG, so an exported heat map keeps its colours: red (0%) through amber to
+    // green (100%), light enough for the node labels.
+    let mut style = String::from("<style>");
+    for tenth in 0..=10 {
+        style.push_str(&format!(".heat-{tenth} > rect:first-of-type {{ fill: hsl({} 65% 80%); }}", tenth * 13));
+    }
+    style.push_str("</style>");
+    let at = svg.find('>')? + 1;
+    Some(format!("{}{style}{}", &svg[..at], &svg[at..]))
 }

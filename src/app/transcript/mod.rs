@@ -8,7 +8,7 @@
 //!
 //! `view` makes one transcript; `breaks` the graph of where its chain broke.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value as Json;
 
@@ -20,12 +20,12 @@ use crate::engine::dataset::shape::topology_of;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::{grade_result_sample, NodeStatus, SampleSpec};
 use crate::engine::render::{self, shorten, LayoutOptions, RenderOptions};
-use crate::engine::results::{is_finished, sample_cost};
+use crate::engine::results::{epoch_of, instance_key, is_finished, sample_cost};
 
 mod breaks;
 mod view;
 
-pub use breaks::{breaks_of, BreakDrawing, Breaks, NodeLine};
+pub use breaks::{breaks_of, heat_map, BreakDrawing, Breaks, NodeLine};
 pub use view::*;
 
 
@@ -113,6 +113,9 @@ pub struct SampleRow {
     /// `agent_turns`, when recorded.
     pub turns: Option<u64>,
     pub tokens: Tokens,
+    /// In a run of several epochs: this attempt's epoch (0-based) and its instance's correct attempts out of
+    /// its attempts, so a sample that is right only sometimes shows as such.
+    pub consistency: Option<(usize, usize, usize)>,
 }
 
 /// The verdict of a results sample: the record's own `correct` once it has finished, graded from its stored
@@ -141,7 +144,7 @@ pub fn verdict_of(sample: &Json, index: usize) -> Verdict {
 /// The list of a results file: one row per entry of `samples` (none when there is no such list).
 pub fn sample_rows(results: &Json) -> Vec<SampleRow> {
     let Some(samples) = results.get("samples").and_then(Json::as_array) else { return Vec::new() };
-    samples
+    let mut rows: Vec<SampleRow> = samples
         .iter()
         .enumerate()
         .map(|(index, sample)| SampleRow {
@@ -152,8 +155,26 @@ pub fn sample_rows(results: &Json) -> Vec<SampleRow> {
             topology: topology_of(sample),
             turns: sample.get("agent_turns").and_then(Json::as_u64),
             tokens: Tokens::of(sample),
+            consistency: None,
         })
-        .collect()
+        .collect();
+    if samples.iter().any(|s| epoch_of(s) > 0) {
+        // (correct, finished attempts) per instance, over the attempts that finished.
+        let mut tally: HashMap<String, (usize, usize)> = HashMap::new();
+        let keys: Vec<String> = samples.iter().enumerate().map(|(i, s)| instance_key(s).unwrap_or_else(|| format!("#{i}"))).collect();
+        for (row, key) in rows.iter().zip(&keys) {
+            if row.verdict != Verdict::Unfinished {
+                let entry = tally.entry(key.clone()).or_default();
+                entry.0 += usize::from(row.verdict == Verdict::Correct);
+                entry.1 += 1;
+            }
+        }
+        for ((row, key), sample) in rows.iter_mut().zip(&keys).zip(samples) {
+            let (correct, attempts) = tally.get(key).copied().unwrap_or_default();
+            row.consistency = Some((epoch_of(sample), correct, attempts));
+        }
+    }
+    rows
 }
 
 /// The list's filters; the default keeps everything.
@@ -428,6 +449,16 @@ mod tests {
         assert_eq!((rows[3].turns, rows[3].tokens.describe()), (None, "–".to_string()));
         assert!(sample_rows(&json!({"samples": {"0": {}}})).is_empty());
         assert!(sample_rows(&json!([1, 2])).is_empty());
+        assert!(rows.iter().all(|r| r.consistency.is_none()), "one epoch: no consistency to show");
+    }
+
+    #[test]
+    fn rows_of_several_epochs_say_how_often_their_instance_was_right() {
+        let attempt = |idx: u64, epoch: u64, correct: bool| json!({"task_id": 0, "task_name": "AddTask", "sample_idx": idx, "epoch": epoch, "agent_status": "success", "correct": correct});
+        let unfinished = json!({"task_id": 0, "task_name": "AddTask", "sample_idx": 1, "epoch": 2, "agent_status": "in_progress"});
+        let file = results(vec![attempt(0, 0, true), attempt(1, 0, false), attempt(0, 1, true), attempt(1, 1, true), attempt(0, 2, false), unfinished]);
+        let shown: Vec<_> = sample_rows(&file).iter().map(|r| r.consistency).collect();
+        assert_eq!(shown, vec![Some((0, 2, 3)), Some((0, 1, 2)), Some((1, 2, 3)), Some((1, 1, 2)), Some((2, 2, 3)), Some((2, 1, 2))]);
     }
 
     #[track_caller]
@@ -607,6 +638,25 @@ mod tests {
         assert_eq!(breaks.nodes.iter().map(|n| (n.node.as_deref(), n.status)).collect::<Vec<_>>(), [(Some("a"), "missing"), (Some("c"), "correct")], "unknown statuses are dropped");
         let BreakDrawing::Svg(svg) = breaks.drawing else { panic!("drawn") };
         assert!(svg.contains(r#"class="node task missing first-break" data-node-id="a""#) && svg.contains(r#"data-node-id="p""#), "{svg}");
+    }
+
+    #[test]
+    fn the_heat_map_colours_each_node_of_the_largest_instance_by_its_accuracy() {
+        use crate::engine::grade::metrics::Accuracy;
+        let chain = chain_sample();
+        let unfinished = json!({"prompt": "p", "agent_status": "in_progress"});
+        let mut nodes = BTreeMap::new();
+        nodes.insert("task_1_out".to_string(), Accuracy { correct: 3, total: 4 });
+        nodes.insert("task_2_out".to_string(), Accuracy { correct: 0, total: 4 });
+        nodes.insert("task_99_out".to_string(), Accuracy { correct: 1, total: 1 });
+        let svg = heat_map(&[unfinished.clone(), chain], &nodes).expect("a heat map");
+        assert!(svg.contains(r#"class="node task heat-8" data-node-id="task_1""#), "75% rounds to the eighth tenth: {svg}");
+        assert!(svg.contains(r#"class="node task target heat-0" data-node-id="task_2""#), "{svg}");
+        assert!(svg.contains("75% (3/4)") && svg.contains("0% (0/4)"), "each node's figure in its note");
+        assert!(!svg.contains("task_99"), "outputs without a node are left out");
+        assert!(svg.contains(".heat-0 > rect:first-of-type { fill: hsl(0 65% 80%); }") && svg.contains("hsl(130 65% 80%)"), "the scale is in the SVG");
+        assert_eq!(heat_map(&[unfinished], &nodes), None, "nothing finished: nothing to draw");
+        assert_eq!(heat_map(&[chain_sample()], &BTreeMap::new()), None, "no graded node: no heat map");
     }
 
     #[test]

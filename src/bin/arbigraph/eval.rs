@@ -306,19 +306,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if args.epochs > 1 {
         let file = header.results_file(samples.clone());
         if let Some(report) = grade_results_file(&file, GradeOptions::default()).ok().and_then(|graded| epoch_report(&file, &graded)) {
-            let (lo, hi) = report.pass_k.interval();
-            eprintln!(
-                "[eval] {} epochs · mean accuracy {:.3} · pass^{} {}/{} ({:.3}, 95% CI [{lo:.3}, {hi:.3}]) · pass@{} {}/{}",
-                report.epochs,
-                report.mean_accuracy,
-                report.epochs,
-                report.pass_k.correct,
-                report.pass_k.total,
-                report.pass_k.rate(),
-                report.epochs,
-                report.pass_any.correct,
-                report.pass_any.total
-            );
+            eprintln!("[eval] {}", report.headline());
         }
     }
     let unfinished = samples.iter().filter(|s| !is_finished(s)).count();

@@ -146,6 +146,41 @@ pub struct Metrics {
     pub nodes: BTreeMap<String, Accuracy>,
     /// Per node name: how often it was the first break.
     pub first_breaks: BTreeMap<String, usize>,
+    /// Per `(topology, family)`: mean generated tokens and mean turns (the paper's Figures 4 and 5).
+    pub costs: BTreeMap<(String, String), GroupCost>,
+}
+
+/// Sums behind a group's mean tokens and turns, over the samples that record each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupCost {
+    tokens: (f64, usize),
+    turns: (f64, usize),
+}
+
+impl GroupCost {
+    fn add(&mut self, tokens: Option<f64>, turns: Option<f64>) {
+        for (sum, value) in [(&mut self.tokens, tokens), (&mut self.turns, turns)] {
+            if let Some(v) = value {
+                sum.0 += v;
+                sum.1 += 1;
+            }
+        }
+    }
+
+    /// Mean generated tokens per sample, if any sample records them.
+    pub fn mean_tokens(&self) -> Option<f64> {
+        (self.tokens.1 > 0).then(|| self.tokens.0 / self.tokens.1 as f64)
+    }
+
+    /// Mean turns per sample, if any sample records them.
+    pub fn mean_turns(&self) -> Option<f64> {
+        (self.turns.1 > 0).then(|| self.turns.0 / self.turns.1 as f64)
+    }
+}
+
+/// `(topology, family)` → `pick` of each group's cost, for the groups that have it.
+pub fn group_means(costs: &BTreeMap<(String, String), GroupCost>, pick: fn(&GroupCost) -> Option<f64>) -> BTreeMap<(String, String), f64> {
+    costs.iter().filter_map(|(k, c)| Some((k.clone(), pick(c)?))).collect()
 }
 
 fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
@@ -163,6 +198,7 @@ pub fn summarise(outcomes: &[Outcome]) -> Metrics {
         }
         m.by_group.entry((o.topology.clone(), o.family.clone())).or_default().add(o.correct);
         m.by_task.entry((o.topology.clone(), o.family.clone(), o.task.clone())).or_default().add(o.correct);
+        m.costs.entry((o.topology.clone(), o.family.clone())).or_default().add(o.token_length, o.turns);
         *m.statuses.entry(o.status.clone()).or_default() += 1;
         for (kind, count) in &o.repairs {
             let entry = m.repairs.entry(kind.clone()).or_default();
@@ -485,6 +521,17 @@ mod tests {
         assert_eq!(m.context_exceeded_rate, 0.5);
         assert_eq!(m.tool_use_rate, 1.0);
         assert!(render_table(&m).contains("chain × math"));
+    }
+
+    #[test]
+    fn mean_tokens_and_turns_are_per_topology_and_family_over_the_samples_that_record_them() {
+        let outcome = |topology: &str, tokens, turns| Outcome { topology: topology.into(), family: "math".into(), token_length: tokens, turns, ..Outcome::default() };
+        let m = summarise(&[outcome("chain", Some(100.0), Some(4.0)), outcome("chain", Some(300.0), None), outcome("baseline", None, None)]);
+        let chain = &m.costs[&("chain".to_string(), "math".to_string())];
+        assert_eq!((chain.mean_tokens(), chain.mean_turns()), (Some(200.0), Some(4.0)));
+        let tokens = group_means(&m.costs, GroupCost::mean_tokens);
+        assert_eq!(tokens.len(), 1, "baseline records no tokens: no bar rather than a zero");
+        assert_eq!(group_means(&m.costs, GroupCost::mean_turns)[&("chain".to_string(), "math".to_string())], 4.0);
     }
 
     #[test]

@@ -57,6 +57,26 @@ pub struct EpochReport {
     pub consistency: Vec<InstanceConsistency>,
 }
 
+impl EpochReport {
+    /// One line: epochs, mean accuracy, pass^k with its Wilson 95% interval, and pass@k.
+    pub fn headline(&self) -> String {
+        let (lo, hi) = self.pass_k.interval();
+        let k = self.epochs;
+        format!(
+            "{k} epochs · mean accuracy {:.1}% · pass^{k} {:.1}% [{:.1}, {:.1}] ({}/{} instances) · pass@{k} {:.1}% ({}/{})",
+            self.mean_accuracy * 100.0,
+            self.pass_k.rate() * 100.0,
+            lo * 100.0,
+            hi * 100.0,
+            self.pass_k.correct,
+            self.pass_k.total,
+            self.pass_any.rate() * 100.0,
+            self.pass_any.correct,
+            self.pass_any.total
+        )
+    }
+}
+
 /// The epoch report of a graded file; `None` when no sample is a later attempt (a single-epoch run).
 pub fn epoch_report(file: &Value, graded: &GradedFile) -> Option<EpochReport> {
     if !graded.samples.iter().any(|s| s.epoch > 0) {
@@ -135,6 +155,9 @@ mod tests {
         let shown: Vec<(usize, usize)> = report.consistency.iter().map(|c| (c.correct, c.attempts)).collect();
         assert_eq!(shown, vec![(3, 3), (1, 3), (2, 2)]);
         assert_eq!(report.consistency[1].instance, "0|\"AddTask\"|1");
+        let line = report.headline();
+        assert!(line.starts_with("3 epochs · mean accuracy 75.0% · pass^3 50.0% ["), "{line}");
+        assert!(line.ends_with("(1/2 instances) · pass@3 100.0% (2/2)"), "{line}");
         let single = json!({"summary": {"generation_params": {}}, "samples": [attempt(0, 0, "7")]});
         assert_eq!(epoch_report(&single, &grade_results_file(&single, GradeOptions::default()).unwrap()), None);
     }

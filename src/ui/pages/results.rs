@@ -7,10 +7,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::app::charts::{accuracy_chart, first_break_chart};
+use crate::app::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
-use crate::engine::grade::metrics::{metrics_csv, render_table, summarise};
-use crate::engine::results::{grade_results_file, results_samples, GradeOptions};
+use crate::app::transcript::heat_map;
+use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, summarise, GroupCost};
+use crate::engine::results::{epoch_report, grade_results_file, results_samples, GradeOptions};
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
 use crate::web::download::download_text;
@@ -54,6 +55,12 @@ struct Shown {
     chart: Option<String>,
     /// Where chains first broke, per output.
     breaks: Option<String>,
+    /// The epochs line (mean accuracy, pass^k, pass@k) of a run of several attempts per sample.
+    epochs: Option<String>,
+    /// Per-node accuracy on the largest instance's graph.
+    heat: Option<String>,
+    /// Mean tokens and mean turns per topology × family, when samples record them.
+    costs: Vec<(String, &'static str, &'static str, &'static str)>,
     csv: Option<String>,
 }
 
@@ -72,7 +79,16 @@ fn metrics_text(results: &Value, state: RunState) -> Result<Shown, String> {
     }
     let csv = (!nothing_finished).then(|| metrics_csv(&metrics));
     let breaks = first_break_chart(&metrics.first_breaks);
-    Ok(Shown { note, text, chart, breaks, csv })
+    let costs = [
+        (mean_chart(&group_means(&metrics.costs, GroupCost::mean_tokens), "tokens-chart", "tokens"), "tokens.svg", "export-tokens", "Mean generated tokens per sample, by topology × family. "),
+        (mean_chart(&group_means(&metrics.costs, GroupCost::mean_turns), "turns-chart", "turns"), "turns.svg", "export-turns", "Mean agent turns per sample, by topology × family. "),
+    ]
+    .into_iter()
+    .filter_map(|(svg, file, testid, caption)| Some((svg?, file, testid, caption)))
+    .collect();
+    let epochs = epoch_report(results, &graded).map(|report| report.headline());
+    let heat = results.get("samples").and_then(Value::as_array).and_then(|samples| heat_map(samples, &metrics.nodes));
+    Ok(Shown { note, text, chart, breaks, epochs, heat, costs, csv })
 }
 
 /// The Results page.
@@ -126,7 +142,8 @@ pub fn ResultsPage() -> impl IntoView {
                 match state.results.with(|results| results.as_ref().map(|results| metrics_text(results, run_state))) {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
                 Some(metrics) => match metrics {
-                    Ok(Shown { note, text, chart, breaks, csv }) => view! {
+                    Ok(Shown { note, text, chart, breaks, epochs, heat, costs, csv }) => view! {
+                        {epochs.map(|line| view! { <p class="results-epochs" data-testid="epoch-report" title="pass^k: instances every attempt got right; pass@k: instances some attempt got right">{line}</p> })}
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
                         {chart.map(|svg| view! {
                             <ChartFigure svg=svg file="accuracy.svg" testid="export-chart" error=error
@@ -136,6 +153,13 @@ pub fn ResultsPage() -> impl IntoView {
                             <ChartFigure svg=svg file="first-breaks.svg" testid="export-first-breaks" error=error
                                 caption="Where chains first broke: samples whose first wrong or missing output, with every input correct, was this task's. " />
                         })}
+                        {heat.map(|svg| view! {
+                            <div class="results-heat" data-testid="node-heat-map">
+                                <ChartFigure svg=svg file="node-accuracy.svg" testid="export-heat-map" error=error
+                                    caption="Accuracy of each node's output over every sample that graded it, on the largest instance's graph: red 0%, green 100%. " />
+                            </div>
+                        })}
+                        {costs.into_iter().map(|(svg, file, testid, caption)| view! { <ChartFigure svg=svg file=file testid=testid error=error caption=caption /> }).collect_view()}
                         {(!text.is_empty()).then(|| view! { <pre class="prompt-view" id="results-metrics">{text}</pre> })}
                         {csv.map(|csv| view! {
                             <p>

@@ -221,7 +221,11 @@ fn row_view(row: SampleRow, top: f64, selected: RwSignal<Option<usize>>, open: R
             <span class="muted num-left">{index}</span>
             <span><span class=format!("tx-verdict tx-verdict--{verdict}")>{verdict}</span></span>
             <span class="muted">{row.status}</span>
-            <span title=target>{row.target}</span>
+            <span title=target>{row.target}{row.consistency.map(|(epoch, correct, attempts)| view! {
+                <span class="tx-consistency" data-testid="consistency" title=format!("attempt {} of this instance; {correct} of its {attempts} finished attempts right", epoch + 1)>
+                    {format!(" e{} · {correct}/{attempts}", epoch + 1)}
+                </span>
+            })}</span>
             <span>{row.topology}</span>
             <span class="num">{row.turns.map(|t| t.to_string()).unwrap_or_else(|| "–".into())}</span>
             <span class="num">{row.tokens.describe()}</span>
