@@ -69,7 +69,7 @@ test('after a finished run, a stopped run shows on Results as unfinished, not as
   await page.click('[data-testid="start-run"]');
   await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 30000 });
   assert.equal(await page.getAttribute('[data-testid="run-progress"]', 'value'), '2');
-  assert.match(await page.textContent('[data-testid="run-stats"]'), /^2 of 2 done · accuracy \d+\.\d% \[\d+\.\d, \d+\.\d\] \(\d\/2\) · [4-9] requests · 0 retries · \d+ s elapsed$/);
+  assert.match(await page.textContent('[data-testid="run-stats"]'), /^2 of 2 done · accuracy \d+\.\d% \[\d+\.\d, \d+\.\d\] \(\d\/2\) · [4-9] requests · 0 retries · [\d,]+ tokens in, [\d,]+ out · \d+ s elapsed$/);
   await page.click('text=see metrics');
   await page.waitForSelector('#results-metrics');
   assert.equal(await page.locator('[data-testid="results-note"]').count(), 0, 'a finished run has no note');

@@ -101,14 +101,19 @@ pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
     Breaks { nodes, first_breaks, graded_here, drawing }
 }
 
-/// The per-node heat map of a results file: the graph of its largest finished instance, each node coloured by
+/// Finished samples whose graphs the heat map compares to pick the one it draws.
+const HEAT_CANDIDATES: usize = 64;
+
+/// The per-node heat map of a results file: the graph of the largest of its first finished instances, each node coloured by
 /// the accuracy of its output over every sample that graded it (`nodes`, output name → accuracy, from the
 /// metrics) in tenths (`heat-0` … `heat-10`, the scale in the SVG's own style), with the figure in the node's note. `None` when no instance can
 /// be drawn or none of its nodes was graded.
 pub fn heat_map(samples: &[Json], nodes: &BTreeMap<String, Accuracy>) -> Option<String> {
+    // The largest among the first finished samples: a run's instances share their shape, so a few suffice.
     let sample = samples
         .iter()
         .filter(|s| is_finished(s))
+        .take(HEAT_CANDIDATES)
         .filter_map(|s| Some((s, instance_graph(s)?)))
         .filter(|(_, i)| i.graph.nodes().len() <= DETAIL_NODES)
         .max_by_key(|(_, i)| i.graph.nodes().len())?;

@@ -286,21 +286,27 @@ pub fn EvaluatePage() -> impl IntoView {
             <table id="eval-rows">
                 <thead><tr><th>"#"</th><th>"target"</th><th>"status"</th><th>"turns"</th><th>"correct"</th></tr></thead>
                 <tbody>
-                    {move || rows.get().into_iter().map(|r| { let status = r.status.clone(); let index = r.index; let finished = r.correct.is_some(); view! {
-                        // A finished sample opens its transcript on Results.
-                        <tr class="eval-row" data-testid="sample-row" data-status=status class:eval-row--done=finished on:click=move |_| {
-                            if finished {
-                                let _ = window().location().set_hash(&format!("/results?sample={index}"));
+                    // Keyed by what a row shows: a finished sample redraws its own row only, so a long run stays light.
+                    <For each=move || rows.get() key=|r| (r.index, r.status.clone(), r.correct, r.turns) let:r>
+                        {
+                            let (status, index, finished) = (r.status.clone(), r.index, r.correct.is_some());
+                            view! {
+                                // A finished sample opens its transcript on Results.
+                                <tr class="eval-row" data-testid="sample-row" data-status=status class:eval-row--done=finished on:click=move |_| {
+                                    if finished {
+                                        let _ = window().location().set_hash(&format!("/results?sample={index}"));
+                                    }
+                                }>
+                                    <td>{if finished {
+                                        view! { <a href=format!("#/results?sample={index}") data-testid="sample-transcript" title="read its transcript on Results">{index}</a> }.into_any()
+                                    } else {
+                                        view! { <span>{index}</span> }.into_any()
+                                    }}</td><td>{r.task}</td><td class="eval-status">{r.status}</td><td>{r.turns}</td>
+                                    <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
+                                </tr>
                             }
-                        }>
-                            <td>{if finished {
-                                view! { <a href=format!("#/results?sample={index}") data-testid="sample-transcript" title="read its transcript on Results">{index}</a> }.into_any()
-                            } else {
-                                view! { <span>{index}</span> }.into_any()
-                            }}</td><td>{r.task}</td><td class="eval-status">{r.status}</td><td>{r.turns}</td>
-                            <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
-                        </tr>
-                    }}).collect_view()}
+                        }
+                    </For>
                 </tbody>
             </table>
             </Show>

@@ -20,6 +20,9 @@ use crate::engine::results::{result_sample, RunHeader};
 use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
 use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
 
+/// How often a running run's results file is rebuilt for Results.
+const RESULTS_EVERY_MS: f64 = 1000.0;
+
 /// What a run writes for the page to draw. Plain signals, so the run goes on when the page is left.
 #[derive(Clone, Copy)]
 pub struct RunView {
@@ -130,6 +133,7 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
     let queue = Queue::of_unfinished(&finished.iter().map(Option::is_some).collect::<Vec<_>>());
     let lane_count = lanes(spec.settings.concurrency, queue.len());
     let board = RefCell::new(Board { queue, finished, replies });
+    let last_file = Cell::new(js_sys::Date::now());
     let set_row = |index: usize, apply: &dyn Fn(&mut Row)| rows.update(|r| if let Some(row) = r.get_mut(index) { apply(row) });
     let lane = || async {
         loop {
@@ -173,17 +177,19 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
                 let _ = store.put(SAMPLES, &sample_key(&spec.id, index), &result).await;
             }
             set_row(index, &|row| row.finish(&result));
-            let file = {
-                let mut board = board.borrow_mut();
-                board.finished[index] = Some(result);
-                header.results_file(run_samples(&samples, &board.finished))
-            };
-            results.set(Some(file));
+            board.borrow_mut().finished[index] = Some(result);
+            // The whole results file is rebuilt at most once a second while results stream in (and once at the
+            // end): rebuilding it per sample would make a long run quadratic.
+            if js_sys::Date::now() - last_file.get() >= RESULTS_EVERY_MS {
+                last_file.set(js_sys::Date::now());
+                results.set(Some(header.results_file(run_samples(&samples, &board.borrow().finished))));
+            }
             tick();
         }
     };
     futures::future::join_all((0..lane_count).map(|_| lane())).await;
 
+    results.set(Some(header.results_file(run_samples(&samples, &board.borrow().finished))));
     let all_done = board.borrow().finished.iter().all(Option::is_some);
     if !all_done {
         rows.update(|r| mark_waiting(r, "not run"));
