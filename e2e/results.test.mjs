@@ -139,6 +139,22 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(SHOTS, 'results-compare-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
+  // The flips: window broke samples 1-3, graph broke sample 3; each opens both transcripts side by side.
+  assert.match(await page.textContent('[data-testid="flip-summary"]'), /^4 samples flipped against the baseline: 0 fixed, 4 broken\./);
+  const flips = await page.locator('[data-testid="flip"]').allTextContents();
+  assert.deepEqual(flips, ['AddTask #1 · broken in window.json', 'AddTask #2 · broken in window.json', 'AddTask #3 · broken in window.json', 'AddTask #3 · broken in graph.json']);
+  await page.locator('[data-testid="flip"]').nth(3).click();
+  const pair = page.locator('[data-testid="flip-pair"] [data-testid="transcript"]');
+  await pair.first().waitFor();
+  assert.deepEqual(await pair.evaluateAll((ts) => ts.map((t) => [t.dataset.index, t.querySelector('[data-testid="transcript-verdict"]').textContent])), [['3', 'correct'], ['3', 'wrong']]);
+  await page.locator('[data-testid="flip-pair"]').scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('.results-compare').screenshot({ path: join(SHOTS, `results-flips-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.locator('[data-testid="flip-pair"] .tx-close').first().click();
+  await page.waitForSelector('[data-testid="flip-pair"]', { state: 'detached' });
   await page.setInputFiles('[data-testid="compare-files"]', [file('full.json', run('full', ['7'])), file('instances.json', dataset)]);
   await page.waitForSelector('.results-compare .error-view');
   assert.match(await page.textContent('.results-compare .error-view'), /^instances\.json: /);

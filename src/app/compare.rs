@@ -1,12 +1,13 @@
 //! Runs side by side on the Results page: several results files graded and paired against the first (accuracy
 //! with Wilson intervals, the paired McNemar test, prompt and total tokens, calls), the same table as
-//! `arbigraph grade --compare`, and the runs' context curves (mean prompt tokens per turn).
+//! `arbigraph grade --compare`, the runs' context curves (mean prompt tokens per turn), and the samples whose
+//! verdict flipped between the baseline and another run.
 
 use serde_json::Value;
 
 use crate::app::charts::{context_curves, mean_per_turn};
 use crate::engine::grade::metrics::comparison_cells;
-use crate::engine::results::{compare_many, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
+use crate::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
 
 /// The comparison as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +18,40 @@ pub struct CompareTable {
     pub notes: Vec<String>,
     /// The context curves as SVG, when the runs recorded per-turn prompt sizes.
     pub curves: Option<String>,
+    /// Every paired sample whose verdict differs between the baseline and another run.
+    pub flips: Vec<Flip>,
+}
+
+/// A sample right in one run and wrong in the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flip {
+    /// The other run's position among the files (the baseline is 0).
+    pub run: usize,
+    /// The sample's index in the baseline's file.
+    pub baseline_index: usize,
+    /// Its index in the other run's file.
+    pub index: usize,
+    /// Its target task and its index, to tell samples apart.
+    pub label: String,
+    /// True when the other run got it right (a fix), false when it broke it.
+    pub fixed: bool,
+}
+
+/// The flips of every run against the baseline (`graded[0]`), run by run, in the baseline's order.
+fn flips_of(files: &[(String, Value)], graded: &[GradedFile]) -> Vec<Flip> {
+    let Some(base) = graded.first() else { return Vec::new() };
+    let correct = |g: &GradedFile, index: usize| g.samples.iter().find(|s| s.index == index).map(|s| s.grade.correct);
+    let mut flips = Vec::new();
+    for (run, other) in graded.iter().enumerate().skip(1) {
+        for (a, b) in compare_runs(base, other).pairs {
+            let (Some(was), Some(now)) = (correct(base, a), correct(other, b)) else { continue };
+            if was != now {
+                let task = files[0].1.get("samples").and_then(|s| s.get(a)).and_then(|s| s.get("task_name")).and_then(Value::as_str).unwrap_or("sample");
+                flips.push(Flip { run, baseline_index: a, index: b, label: format!("{task} #{a}"), fixed: now });
+            }
+        }
+    }
+    flips
 }
 
 /// Grades `files` (name, parsed JSON) and compares them, the first being the baseline. A file that is not a
@@ -49,7 +84,8 @@ pub fn compare_files(files: &[(String, Value)]) -> Result<CompareTable, String> 
             })
             .collect::<Vec<_>>(),
     );
-    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves })
+    let flips = flips_of(files, &graded);
+    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves, flips })
 }
 
 #[cfg(test)]
@@ -86,6 +122,11 @@ mod tests {
         assert!(table.rows[1][2].contains("1/4") && table.rows[1][4].starts_with("-50.0 pts"), "{:?}", table.rows[1]);
         assert!(table.notes.is_empty());
         assert_eq!(table.curves, None, "these files record no per-turn prompt sizes");
+        let flips: Vec<(usize, usize, bool)> = table.flips.iter().map(|f| (f.baseline_index, f.index, f.fixed)).collect();
+        assert_eq!(flips, vec![(1, 1, false), (2, 2, false)], "samples 1 and 2 broke; 0 and 3 agree");
+        assert_eq!(table.flips[0].label, "AddTask #1");
+        let fixed = compare_files(&[files[1].clone(), files[0].clone()]).unwrap();
+        assert!(fixed.flips.iter().all(|f| f.fixed && f.run == 1), "the other way round both are fixes");
     }
 
     #[test]

@@ -1,13 +1,17 @@
 //! Compare runs: several results files picked at once (`[data-testid="compare-files"]`), shown as one table
 //! (`[data-testid="compare-table"]`, a `compare-row` per run) paired against the first file, the same table as
-//! `arbigraph grade --compare`, with the runs' context curves (`svg[data-testid="context-curves"]`).
+//! `arbigraph grade --compare`, with the runs' context curves (`svg[data-testid="context-curves"]`) and the
+//! samples that flipped (`[data-testid="flip"]`, fixed or broken against the baseline), each opening both
+//! transcripts side by side (`[data-testid="flip-pair"]`).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::app::compare::{compare_files, CompareTable};
+use crate::app::compare::{compare_files, CompareTable, Flip};
+use crate::app::transcript::transcript_of;
 use crate::ui::common::ErrorView;
+use super::transcript::TranscriptView;
 use crate::web::files::picked_texts;
 
 /// Parses every picked file, refusing malformed JSON by name and position.
@@ -27,12 +31,18 @@ fn parse_all(files: Vec<(String, String)>) -> Result<Vec<(String, Value)>, Strin
 pub fn CompareRuns() -> impl IntoView {
     let table: RwSignal<Option<CompareTable>> = RwSignal::new(None);
     let error = RwSignal::new(String::new());
+    // The files compared, for the transcripts of a flip, and the flip open (its place in the list).
+    let files: StoredValue<Vec<(String, Value)>> = StoredValue::new(Vec::new());
+    let open: RwSignal<Option<usize>> = RwSignal::new(None);
+    let reveal = RwSignal::new(false);
     let pick = move |ev: leptos::ev::Event| {
         spawn_local(async move {
             // A refused pick leaves the table that was shown.
-            match picked_texts(&ev).await.and_then(parse_all).and_then(|files| compare_files(&files)) {
-                Ok(t) => {
+            match picked_texts(&ev).await.and_then(parse_all).and_then(|parsed| compare_files(&parsed).map(|t| (parsed, t))) {
+                Ok((parsed, t)) => {
                     error.set(String::new());
+                    open.set(None);
+                    files.set_value(parsed);
                     table.set(Some(t));
                 }
                 Err(e) => error.set(e),
@@ -57,6 +67,7 @@ pub fn CompareRuns() -> impl IntoView {
                     </table>
                 </div>
                 {t.notes.iter().map(|n| view! { <p class="muted">{n.clone()}</p> }).collect_view()}
+                {flip_list(&t.flips, files, open)}
                 {t.curves.clone().map(|svg| view! {
                     <figure class="results-chart">
                         // Built by app::charts from numbers and escaped labels only.
@@ -65,6 +76,47 @@ pub fn CompareRuns() -> impl IntoView {
                     </figure>
                 })}
             })}
+            {move || {
+                let flip = open.get().and_then(|at| table.with(|t| t.as_ref()?.flips.get(at).cloned()))?;
+                let sides = files.with_value(|f| {
+                    let side = |file: usize, index: usize| f.get(file).and_then(|(name, json)| Some((name.clone(), transcript_of(json.get("samples")?.get(index)?, index))));
+                    Some((side(0, flip.baseline_index)?, side(flip.run, flip.index)?))
+                })?;
+                let ((base_name, base), (other_name, other)) = sides;
+                Some(view! {
+                    <div class="results-flip-pair" data-testid="flip-pair">
+                        <div><h3 class="muted">{base_name}</h3><TranscriptView transcript=base open=open reveal=reveal /></div>
+                        <div><h3 class="muted">{other_name}</h3><TranscriptView transcript=other open=open reveal=reveal /></div>
+                    </div>
+                })
+            }}
         </section>
+    }
+}
+
+/// The flipped samples, run by run, each a button that opens its pair of transcripts.
+fn flip_list(flips: &[Flip], files: StoredValue<Vec<(String, Value)>>, open: RwSignal<Option<usize>>) -> impl IntoView {
+    let names: Vec<String> = files.with_value(|f| f.iter().map(|(n, _)| n.clone()).collect());
+    let count = |fixed: bool| flips.iter().filter(|f| f.fixed == fixed).count();
+    let summary = if flips.is_empty() {
+        "No sample changed its verdict between the runs.".to_string()
+    } else {
+        format!("{} samples flipped against the baseline: {} fixed, {} broken. Open one to read both transcripts side by side.", flips.len(), count(true), count(false))
+    };
+    view! {
+        <p data-testid="flip-summary">{summary}</p>
+        <ul class="results-flips">
+            {flips.iter().enumerate().map(|(at, f)| {
+                let run = names.get(f.run).cloned().unwrap_or_default();
+                view! {
+                    <li>
+                        <button class="results-flip" class:results-flip--fixed=f.fixed data-testid="flip" data-fixed=f.fixed.to_string()
+                            aria-pressed=move || (open.get() == Some(at)).to_string() on:click=move |_| open.set(Some(at))>
+                            {format!("{} · {} in {run}", f.label, if f.fixed { "fixed" } else { "broken" })}
+                        </button>
+                    </li>
+                }
+            }).collect_view()}
+        </ul>
     }
 }

@@ -28,8 +28,9 @@ pub fn TranscriptPanel(open: RwSignal<Option<usize>>, reveal: RwSignal<bool>) ->
     move || transcript.get().map(|t| view! { <TranscriptView transcript=t open=open reveal=reveal /> })
 }
 
+/// One sample's transcript; `open` is set to `None` by its close button.
 #[component]
-fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize>>, reveal: RwSignal<bool>) -> impl IntoView {
+pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize>>, reveal: RwSignal<bool>) -> impl IntoView {
     let section = NodeRef::<leptos::html::Section>::new();
     Effect::new(move |_| {
         if let (Some(el), true) = (section.get(), reveal.get_untracked()) {
