@@ -80,6 +80,23 @@ fn try_read(path: &Path) -> Option<Value> {
     std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str(&text).ok())
 }
 
+/// What a resume continues from: the results file with the samples of its journal (`results.json.journal`, one
+/// `{"index", "result"}` line per sample finished since the file was last rewritten; a line cut short is skipped).
+fn on_disk(output: &Path) -> Option<Value> {
+    let mut file = try_read(output)?;
+    let mut journal = output.as_os_str().to_owned();
+    journal.push(".journal");
+    for line in std::fs::read_to_string(PathBuf::from(journal)).unwrap_or_default().lines() {
+        let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
+        if let (Some(i), Some(slot)) = (entry["index"].as_u64(), file["samples"].as_array_mut()) {
+            if let Some(sample) = slot.get_mut(i as usize) {
+                *sample = entry["result"].clone();
+            }
+        }
+    }
+    Some(file)
+}
+
 fn is_finished(sample: &Value) -> bool {
     sample["agent_status"].is_string()
 }
@@ -138,7 +155,8 @@ fn seed() -> u64 {
     seed
 }
 
-/// Starts `command`, waits until the results file holds at least `kill_at` finished samples, then SIGKILLs it.
+/// Starts `command`, waits until the results file and its journal hold at least `kill_at` finished samples,
+/// then SIGKILLs it.
 fn run_and_kill(mut command: Command, output: &Path, kill_at: usize, limit: Duration) {
     let mut child = Killer(command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
     let deadline = Instant::now() + limit;
@@ -146,7 +164,7 @@ fn run_and_kill(mut command: Command, output: &Path, kill_at: usize, limit: Dura
         assert!(Instant::now() < deadline, "the run did not reach {kill_at} finished samples in time");
         assert!(child.0.try_wait().unwrap().is_none(), "the run ended before it was killed");
         std::thread::sleep(Duration::from_millis(100));
-        if try_read(output).is_some_and(|file| finished(&file) >= kill_at) {
+        if on_disk(output).is_some_and(|file| finished(&file) >= kill_at) {
             break;
         }
     }
@@ -171,7 +189,7 @@ fn two_thousand_samples_at_concurrency_64_through_faults_and_a_kill_end_with_200
     let killed_after = started.elapsed().as_secs_f64();
     std::thread::sleep(Duration::from_millis(1500)); // replies already on their way (slow ones) are counted
     let at_kill = stats(port);
-    let partial = read(&output);
+    let partial = on_disk(&output).expect("a results file after the kill");
     let done_before = finished(&partial);
     assert!(done_before >= kill_at && done_before < SAMPLES, "killed part-way: {done_before} finished");
     let kept: Vec<(usize, Value)> = partial["samples"]
@@ -190,6 +208,7 @@ fn two_thousand_samples_at_concurrency_64_through_faults_and_a_kill_end_with_200
     assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{stderr}");
     let resume_took = resumed_at.elapsed().as_secs_f64();
     let results = read(&output);
+    assert!(!dir.join("results.json.journal").exists(), "a finished run leaves no journal");
     let statuses = assert_complete(&results, &dataset);
     let end = stats(port);
     let samples = results["samples"].as_array().unwrap();

@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 
 use super::files::fail;
 
-/// (samples, concurrency) of each row: concurrency first, then the sample count (the CLI rewrites its whole
-/// results file after every sample, so the cost per request grows with the run's length).
+/// (samples, concurrency) of each row: concurrency first, then the sample count (the cost per request should
+/// not grow with the run's length: finished samples go to an append-only journal).
 const ROWS: [(usize, usize); 4] = [(500, 1), (500, 8), (500, 64), (2000, 64)];
 
 /// Longest request head or body the endpoint reads.

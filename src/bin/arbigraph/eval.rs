@@ -1,6 +1,8 @@
 //! `arbigraph eval`: the native driver of the engine's agent loop against an OpenAI-compatible endpoint —
 //! a blocking HTTP `ChatBackend` with per-request timeouts (the engine's retry policy decides retries and waits),
-//! worker threads, a results file rewritten atomically after every finished sample, resume, and a progress line.
+//! worker threads, an append-only journal of finished samples beside a results file rewritten atomically at most
+//! every few seconds (so a kill loses nothing finished and the cost per sample stays flat), resume, and a
+//! progress line.
 
 use arbigraph_studio::engine::agent::openai_wire::{parse_reply, request_json};
 use arbigraph_studio::engine::agent::strategy::{split_param, Strategy};
@@ -229,6 +231,23 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         }
     }
 
+    // Samples finished after the results file was last rewritten are in its journal; a journal without its
+    // results file belongs to nothing and goes.
+    let journal_path = journal_path(&args.output);
+    if args.output.exists() {
+        for (index, result) in read_journal(&journal_path)? {
+            if index >= samples.len() || !is_finished(&result) {
+                continue;
+            }
+            if result.get("prompt") != samples[index].get("prompt") {
+                return Err(format!("{}: sample {index} has a different prompt than the dataset; cannot continue", journal_path.display()));
+            }
+            samples[index] = result;
+        }
+    } else if journal_path.exists() {
+        std::fs::remove_file(&journal_path).map_err(|e| format!("cannot remove the stale {}: {e}", journal_path.display()))?;
+    }
+
     let pending: Vec<usize> = (0..samples.len()).filter(|&i| !is_finished(&samples[i])).collect();
     let resumed = samples.len() - pending.len();
     let total = samples.len();
@@ -273,6 +292,9 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let mut failed = 0usize;
     let mut correct = samples.iter().filter(|s| is_finished(s) && s.get("correct") == Some(&Value::Bool(true))).count();
     write_results(&args.output, &header, &samples, false)?;
+    // The results file now holds everything finished so far: the journal starts afresh.
+    let mut journal = Journal::create(&journal_path)?;
+    let mut rewritten = Instant::now();
     for (index, result) in receiver {
         if result.get("correct") == Some(&Value::Bool(true)) {
             correct += 1;
@@ -280,9 +302,14 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         if matches!(result.get("agent_status").and_then(Value::as_str), Some("api_error" | "invalid_sample")) {
             failed += 1;
         }
+        journal.append(index, &result)?;
         samples[index] = result;
         done += 1;
-        write_results(&args.output, &header, &samples, false)?;
+        if rewritten.elapsed() >= REWRITE_EVERY {
+            write_results(&args.output, &header, &samples, false)?;
+            journal = Journal::create(&journal_path)?;
+            rewritten = Instant::now();
+        }
         eprint!(
             "\r[eval] {}/{} finished ({} resumed) · correct {} · failed {} · {:.1} s   ",
             resumed + done,
@@ -298,6 +325,8 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     eprintln!();
     write_results(&args.output, &header, &samples, true)?;
+    drop(journal);
+    std::fs::remove_file(&journal_path).map_err(|e| format!("cannot remove {}: {e}", journal_path.display()))?;
     eprintln!(
         "[eval] strategy {strategy} · accuracy {correct}/{total} · explicitly failed {failed} · results in {} (metrics: arbigraph grade {})",
         args.output.display(),
@@ -331,6 +360,54 @@ fn inline_image_files(sample: &mut Value, base_dir: &Path) -> Result<(), String>
     Ok(())
 }
 
+/// How often the whole results file is rewritten while samples finish (the journal holds those in between).
+const REWRITE_EVERY: Duration = Duration::from_secs(5);
+
+/// The journal beside `output`: `results.json` → `results.json.journal`.
+fn journal_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(".journal");
+    PathBuf::from(name)
+}
+
+/// Finished samples appended one JSON line each (`{"index": i, "result": {…}}`), flushed as they come, so a
+/// kill loses at most the line being written.
+struct Journal {
+    file: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+}
+
+impl Journal {
+    /// An empty journal at `path` (truncating an old one).
+    fn create(path: &Path) -> Result<Journal, String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(Journal { file: std::io::BufWriter::new(file), path: path.to_path_buf() })
+    }
+
+    fn append(&mut self, index: usize, result: &Value) -> Result<(), String> {
+        use std::io::Write;
+        let line = json!({"index": index, "result": result}).to_string();
+        writeln!(self.file, "{line}").and_then(|()| self.file.flush()).map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
+}
+
+/// The journal's entries in order; a missing journal is empty, and a line cut short by a kill (the last one) or
+/// unreadable is skipped.
+fn read_journal(path: &Path) -> Result<Vec<(usize, Value)>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    Ok(text
+        .lines()
+        .filter_map(|line| {
+            let entry: Value = serde_json::from_str(line).ok()?;
+            Some((entry.get("index")?.as_u64()? as usize, entry.get("result")?.clone()))
+        })
+        .collect())
+}
+
 /// Writes the whole results file to a temporary sibling and renames it over the target.
 fn write_results(path: &Path, header: &RunHeader, samples: &[Value], pretty: bool) -> Result<(), String> {
     let file = header.results_file(samples.to_vec());
@@ -338,6 +415,31 @@ fn write_results(path: &Path, header: &RunHeader, samples: &[Value], pretty: boo
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_reads_back_what_was_appended_and_skips_a_line_cut_short() {
+        let dir = std::env::temp_dir().join(format!("arbigraph-journal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = journal_path(&dir.join("results.json"));
+        assert!(path.ends_with("results.json.journal"));
+        assert_eq!(read_journal(&path).unwrap(), Vec::new(), "no journal: nothing to add");
+        let mut journal = Journal::create(&path).unwrap();
+        journal.append(3, &json!({"prompt": "a", "agent_status": "success"})).unwrap();
+        journal.append(0, &json!({"prompt": "b", "agent_status": "timeout"})).unwrap();
+        drop(journal);
+        // A kill in the middle of a line leaves it unterminated.
+        std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + r#"{"index": 7, "result": {"pro"#).unwrap();
+        let entries = read_journal(&path).unwrap();
+        assert_eq!(entries.iter().map(|(i, r)| (*i, r["prompt"].as_str().unwrap())).collect::<Vec<_>>(), vec![(3, "a"), (0, "b")]);
+        Journal::create(&path).unwrap();
+        assert!(read_journal(&path).unwrap().is_empty(), "created afresh after a rewrite");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &AgentConfig, policy: &RetryPolicy) -> Value {
