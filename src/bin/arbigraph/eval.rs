@@ -417,31 +417,6 @@ fn write_results(path: &Path, header: &RunHeader, samples: &[Value], pretty: boo
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), path.display()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_journal_reads_back_what_was_appended_and_skips_a_line_cut_short() {
-        let dir = std::env::temp_dir().join(format!("arbigraph-journal-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = journal_path(&dir.join("results.json"));
-        assert!(path.ends_with("results.json.journal"));
-        assert_eq!(read_journal(&path).unwrap(), Vec::new(), "no journal: nothing to add");
-        let mut journal = Journal::create(&path).unwrap();
-        journal.append(3, &json!({"prompt": "a", "agent_status": "success"})).unwrap();
-        journal.append(0, &json!({"prompt": "b", "agent_status": "timeout"})).unwrap();
-        drop(journal);
-        // A kill in the middle of a line leaves it unterminated.
-        std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + r#"{"index": 7, "result": {"pro"#).unwrap();
-        let entries = read_journal(&path).unwrap();
-        assert_eq!(entries.iter().map(|(i, r)| (*i, r["prompt"].as_str().unwrap())).collect::<Vec<_>>(), vec![(3, "a"), (0, "b")]);
-        Journal::create(&path).unwrap();
-        assert!(read_journal(&path).unwrap().is_empty(), "created afresh after a rewrite");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
 fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &AgentConfig, policy: &RetryPolicy) -> Value {
     let started_at = now_iso();
     let clock = Instant::now();
@@ -520,5 +495,30 @@ impl ChatBackend for UreqBackend<'_> {
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^= x >> 31;
         (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_reads_back_what_was_appended_and_skips_a_line_cut_short() {
+        let dir = std::env::temp_dir().join(format!("arbigraph-journal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = journal_path(&dir.join("results.json"));
+        assert!(path.ends_with("results.json.journal"));
+        assert_eq!(read_journal(&path).unwrap(), Vec::new(), "no journal: nothing to add");
+        let mut journal = Journal::create(&path).unwrap();
+        journal.append(3, &json!({"prompt": "a", "agent_status": "success"})).unwrap();
+        journal.append(0, &json!({"prompt": "b", "agent_status": "timeout"})).unwrap();
+        drop(journal);
+        // A kill in the middle of a line leaves it unterminated.
+        std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + r#"{"index": 7, "result": {"pro"#).unwrap();
+        let entries = read_journal(&path).unwrap();
+        assert_eq!(entries.iter().map(|(i, r)| (*i, r["prompt"].as_str().unwrap())).collect::<Vec<_>>(), vec![(3, "a"), (0, "b")]);
+        Journal::create(&path).unwrap();
+        assert!(read_journal(&path).unwrap().is_empty(), "created afresh after a rewrite");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
