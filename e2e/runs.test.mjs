@@ -270,3 +270,31 @@ test('the estimate gives tokens and cost before a run; a token budget stops the 
   await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR_|CORS policy/.test(e)), []);
 });
+
+test('streamed replies show their text in the row as it arrives, and the run ends as without streaming', async () => {
+  const { page, errors } = browser;
+  errors.length = 0;
+  // The scripted model's answer arrives in 8-character pieces, 250 ms apart.
+  await llm.control({ delay_ms: 0, faults: 'off', mix: '', stream_gap_ms: 250 });
+  await llm.reset();
+  await setUp(page, 2, 1);
+  await page.check('[data-testid="stream"]');
+  await page.click('[data-testid="start-run"]');
+  const live = page.locator('[data-testid="live-text"]');
+  await live.first().waitFor({ timeout: 30000 });
+  const seen = new Set();
+  await until(async () => {
+    for (const text of await live.allTextContents()) seen.add(text);
+    return [...seen].some((t) => t.startsWith('The calculator') && !t.includes('}'));
+  }, 20000, 'part of an answer before the rest arrived');
+  await page.screenshot({ path: join(SHOTS, 'runs-streaming-light.png'), fullPage: true });
+  await waitFinished(page, 2, 60000);
+  assert.equal(await live.count(), 0, 'no live text once every sample is done');
+  const results = await exported(page);
+  assert.equal(results.samples.length, 2);
+  assert.ok(results.samples.every((s) => s.agent_status === 'success' && s.transcript.some((m) => m.content?.includes('\\boxed{task_1_out'))),
+    'the streamed answers were put together and graded');
+  assert.ok(results.samples.every((s) => s.transcript.some((m) => m.tool_calls?.length)), 'streamed tool calls were put together');
+  await llm.control({ stream_gap_ms: 0 });
+  assert.deepEqual(errors.filter((e) => !/Failed to load resource|net::ERR_|CORS policy/.test(e)), []);
+});

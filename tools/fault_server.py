@@ -25,8 +25,10 @@ check what the client sent), the most
 requests in flight at once, and the requests per sample (all of them, and those answered properly, slow ones
 included, under "per_sample_ok"): a prompt that starts with "Case <n>." counts as sample
 n, any other prompt under the first 12 hex digits of its SHA-256. "in_flight" is the requests being answered now.
-GET /v1/models lists one model. GET /control?delay_ms=N&faults=on|off&mix=SPEC changes the delay before normal
-replies (a slow endpoint), the first-attempt faults and the random mix (empty: none) while the server runs; GET /reset clears the counters.
+A request with "stream": true gets its proper reply as server-sent events (the text in pieces, stream_gap_ms apart).
+GET /v1/models lists one model. GET /control?delay_ms=N&faults=on|off&mix=SPEC&stream_gap_ms=N changes the delay
+before normal replies (a slow endpoint), the first-attempt faults, the random mix (empty: none) and the gap
+between streamed pieces while the server runs; GET /reset clears the counters.
 Python 3 standard library only.
 """
 
@@ -184,6 +186,7 @@ class Handler(BaseHTTPRequestHandler):
     slow = 0.4
     faults = True
     cors = True
+    stream_gap = 0.0
 
     def log_message(self, *args):
         pass
@@ -198,6 +201,39 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+    def send_stream(self, reply):
+        """Sends `reply` as server-sent events: its text in pieces of 8 characters, --stream-gap-ms apart, then its
+        tool calls, then the finish reason with the usage, then [DONE] (the connection closes at the end)."""
+        message = reply["choices"][0]["message"]
+        self.close_connection = True
+        self.send_response(200)
+        self.send_cors()
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+        def event(delta, finish=None, usage=None):
+            chunk = {"id": "chatcmpl-fault", "object": "chat.completion.chunk", "model": "fault-model",
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            if usage:
+                chunk["usage"] = usage
+            self.wfile.write(("data: %s\n\n" % json.dumps(chunk)).encode("utf-8"))
+            self.wfile.flush()
+
+        event({"role": "assistant"})
+        text = message.get("content") or ""
+        for at in range(0, len(text), 8):
+            event({"content": text[at:at + 8]})
+            time.sleep(Handler.stream_gap)
+        for index, call in enumerate(message.get("tool_calls") or []):
+            arguments = call["function"]["arguments"]
+            event({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                   "function": {"name": call["function"]["name"],
+                                                "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}}]})
+        event({}, reply["choices"][0]["finish_reason"], reply["usage"])
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
 
     def send_cors(self):
         if Handler.cors:
@@ -222,6 +258,8 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path.startswith("/control"):
             if "delay_ms" in query:
                 Handler.delay = float(query["delay_ms"]) / 1000.0
+            if "stream_gap_ms" in query:
+                Handler.stream_gap = float(query["stream_gap_ms"]) / 1000.0
             if "faults" in query:
                 Handler.faults = query["faults"] == "on"
             if "mix" in query:
@@ -324,7 +362,10 @@ class Handler(BaseHTTPRequestHandler):
                 sample = sample_key(prompt)
                 STATS["per_sample_ok"][sample] = STATS["per_sample_ok"].get(sample, 0) + 1
             try:
-                self.send_json(200, play(body))
+                if body.get("stream"):
+                    self.send_stream(play(body))
+                else:
+                    self.send_json(200, play(body))
             except OSError:
                 pass  # the client gave up (a stopped run aborts its request)
 

@@ -52,11 +52,13 @@ pub struct RunSettings {
     pub epochs: usize,
     /// Prices and budgets.
     pub spend: Spend,
+    /// Ask for streamed replies (server-sent events) and show each reply's text as it arrives.
+    pub stream: bool,
 }
 
 impl Default for RunSettings {
     fn default() -> RunSettings {
-        RunSettings { temperature: 0.0, max_turns: None, repair_max_tokens: None, concurrency: 1, timeout_secs: None, epochs: 1, spend: Spend::default() }
+        RunSettings { temperature: 0.0, max_turns: None, repair_max_tokens: None, concurrency: 1, timeout_secs: None, epochs: 1, spend: Spend::default(), stream: false }
     }
 }
 
@@ -205,7 +207,7 @@ mod tests {
         assert!(s.with_timeout("0").unwrap_err().contains("between 1 and 3600"));
         assert_eq!(s.with_epochs("3").map(|s| s.epochs), Ok(3));
         assert!(s.with_epochs("21").unwrap_err().contains("between 1 and 20"));
-        let set = RunSettings { temperature: 0.5, max_turns: Some(12), repair_max_tokens: Some(999), concurrency: 4, timeout_secs: None, epochs: 1, spend: Spend::default() };
+        let set = RunSettings { temperature: 0.5, max_turns: Some(12), repair_max_tokens: Some(999), concurrency: 4, timeout_secs: None, epochs: 1, spend: Spend::default(), stream: false };
         set.apply(&mut config);
         assert_eq!((config.temperature, config.max_turns, config.repair_max_tokens), (0.5, 12, 999));
         let old: RunSettings = serde_json::from_str("{}").unwrap();

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json};
+use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json, request_json_streaming, StreamAccumulator, StreamDelta};
 use crate::engine::agent::retry::parse_retry_after;
 use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
 use crate::app::estimate::Spend;
@@ -143,6 +143,8 @@ pub struct FetchBackend {
     pub timeout_ms: u64,
     /// The run's stop switch.
     pub control: RunControl,
+    /// Ask for server-sent events and read the reply as it arrives.
+    pub stream: bool,
 }
 
 /// Sleeps without blocking the tab.
@@ -157,42 +159,7 @@ pub async fn sleep_ms(ms: u64) {
 
 impl ChatBackend for FetchBackend {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
-        self.control.while_paused().await;
-        if self.control.is_cancelled() || self.control.out_of_budget() {
-            return Err(AgentError::Cancelled.into());
-        }
-        let controller = web_sys::AbortController::new().map_err(|e| AgentError::Request { reason: format!("{e:?}") })?;
-        let signal = controller.signal();
-        self.control.requests.set(self.control.requests.get() + 1);
-        self.control.in_flight.borrow_mut().push(controller.clone());
-        // The timeout aborts the same controller; `timed_out` tells the two causes apart.
-        let timed_out = Rc::new(Cell::new(false));
-        let on_timeout = {
-            let (controller, timed_out) = (controller.clone(), timed_out.clone());
-            Closure::once(move || {
-                timed_out.set(true);
-                controller.abort();
-            })
-        };
-        let timer = web_sys::window().and_then(|w| {
-            w.set_timeout_with_callback_and_timeout_and_arguments_0(on_timeout.as_ref().unchecked_ref(), self.timeout_ms.min(i32::MAX as u64) as i32).ok()
-        });
-        let started = js_sys::Date::now();
-        let result = self.attempt(request, &signal).await;
-        if let (Some(window), Some(timer)) = (web_sys::window(), timer) {
-            window.clear_timeout_with_handle(timer);
-        }
-        drop(on_timeout);
-        self.control.in_flight.borrow_mut().retain(|c| c != &controller);
-        match result {
-            Ok(mut reply) => {
-                reply.latency_ms = Some((js_sys::Date::now() - started) as u64);
-                Ok(reply)
-            }
-            Err(_) if self.control.is_cancelled() => Err(AgentError::Cancelled.into()),
-            Err(_) if timed_out.get() => Err(AgentError::Timeout { after_ms: self.timeout_ms }.into()),
-            Err(failure) => Err(failure),
-        }
+        self.send_observed(request, &|_| {}).await
     }
 
     async fn sleep(&self, ms: u64) {
@@ -219,22 +186,96 @@ impl ChatBackend for FetchBackend {
 }
 
 impl FetchBackend {
-    async fn attempt(&self, request: &ChatRequest, signal: &web_sys::AbortSignal) -> Result<ChatReply, CallFailure> {
+    /// Sends one attempt; when streaming, `observe` hears each piece of the reply as it arrives.
+    pub async fn send_observed(&self, request: &ChatRequest, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, CallFailure> {
+        self.control.while_paused().await;
+        if self.control.is_cancelled() || self.control.out_of_budget() {
+            return Err(AgentError::Cancelled.into());
+        }
+        let controller = web_sys::AbortController::new().map_err(|e| AgentError::Request { reason: format!("{e:?}") })?;
+        let signal = controller.signal();
+        self.control.requests.set(self.control.requests.get() + 1);
+        self.control.in_flight.borrow_mut().push(controller.clone());
+        // The timeout aborts the same controller; `timed_out` tells the two causes apart.
+        let timed_out = Rc::new(Cell::new(false));
+        let on_timeout = {
+            let (controller, timed_out) = (controller.clone(), timed_out.clone());
+            Closure::once(move || {
+                timed_out.set(true);
+                controller.abort();
+            })
+        };
+        let timer = web_sys::window().and_then(|w| {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(on_timeout.as_ref().unchecked_ref(), self.timeout_ms.min(i32::MAX as u64) as i32).ok()
+        });
+        let started = js_sys::Date::now();
+        let result = self.attempt(request, &signal, observe).await;
+        if let (Some(window), Some(timer)) = (web_sys::window(), timer) {
+            window.clear_timeout_with_handle(timer);
+        }
+        drop(on_timeout);
+        self.control.in_flight.borrow_mut().retain(|c| c != &controller);
+        match result {
+            Ok(mut reply) => {
+                reply.latency_ms = Some((js_sys::Date::now() - started) as u64);
+                Ok(reply)
+            }
+            Err(_) if self.control.is_cancelled() => Err(AgentError::Cancelled.into()),
+            Err(_) if timed_out.get() => Err(AgentError::Timeout { after_ms: self.timeout_ms }.into()),
+            Err(failure) => Err(failure),
+        }
+    }
+
+    async fn attempt(&self, request: &ChatRequest, signal: &web_sys::AbortSignal, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, CallFailure> {
         let mut builder = gloo_net::http::Request::post(&self.endpoint.chat_url()).abort_signal(Some(signal));
         for (name, value) in self.endpoint.request_headers() {
             builder = builder.header(&name, &value);
         }
-        let body = request_json(request, &self.endpoint.model).to_string();
-        let sent = builder.body(body).map_err(|e| AgentError::Request { reason: e.to_string() })?;
+        let body = if self.stream { request_json_streaming(request, &self.endpoint.model) } else { request_json(request, &self.endpoint.model) };
+        let sent = builder.body(body.to_string()).map_err(|e| AgentError::Request { reason: e.to_string() })?;
         let response = sent.send().await.map_err(|e| AgentError::Network { message: e.to_string() })?;
         let status = response.status();
         let retry_after_ms = response.headers().get("retry-after").and_then(|v| parse_retry_after(&v, Some(js_sys::Date::now() as u64)));
+        if self.stream && (200..300).contains(&status) {
+            if let Some(stream) = response.body() {
+                return read_stream(stream, observe).await.map_err(CallFailure::from);
+            }
+        }
         let text = response.text().await.map_err(|e| AgentError::Network { message: format!("reading the reply body failed: {e}") })?;
         if !(200..300).contains(&status) {
             return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
         }
         parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() }.into())
     }
+}
+
+/// Reads a streamed reply piece by piece into the engine's accumulator, telling `observe` what each piece added.
+/// Bytes of a character split between pieces wait for the rest; a body that is not an event stream (a server
+/// that ignored `stream`) is read as a plain completion by the accumulator.
+async fn read_stream(stream: web_sys::ReadableStream, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, AgentError> {
+    let network = |e: wasm_bindgen::JsValue| AgentError::Network { message: format!("reading the streamed reply failed: {e:?}") };
+    let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let mut accumulator = StreamAccumulator::new();
+    let mut bytes: Vec<u8> = Vec::new();
+    loop {
+        let chunk = wasm_bindgen_futures::JsFuture::from(reader.read()).await.map_err(network)?;
+        if js_sys::Reflect::get(&chunk, &"done".into()).map_err(network)?.as_bool().unwrap_or(true) {
+            break;
+        }
+        let value = js_sys::Reflect::get(&chunk, &"value".into()).map_err(network)?;
+        bytes.extend(js_sys::Uint8Array::new(&value).to_vec());
+        let valid = match std::str::from_utf8(&bytes) {
+            Ok(text) => text.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        let text = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+        bytes.drain(..valid);
+        let delta = accumulator.push(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() })?;
+        if !delta.is_empty() {
+            observe(&delta);
+        }
+    }
+    accumulator.finish().map_err(|e| AgentError::Malformed { reason: e.to_string() })
 }
 
 /// The backend of one sample of a stored run: sends through `inner` and stores every reply (as the wire's JSON,
@@ -250,11 +291,19 @@ pub struct Journaled<'a> {
     pub index: usize,
     /// The next reply's number.
     pub seq: Cell<usize>,
+    /// Told (sample, piece) as a streamed reply arrives, and (sample, `None`) when a request starts.
+    pub live: Option<&'a dyn Fn(usize, Option<&StreamDelta>)>,
 }
 
 impl ChatBackend for Journaled<'_> {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
-        self.inner.send(request).await
+        match self.live {
+            Some(live) => {
+                live(self.index, None);
+                self.inner.send_observed(request, &|delta| live(self.index, Some(delta))).await
+            }
+            None => self.inner.send(request).await,
+        }
     }
 
     async fn sleep(&self, ms: u64) {
@@ -308,7 +357,7 @@ pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
     if blocked {
         return seen;
     }
-    let backend = FetchBackend { endpoint: endpoint.clone(), timeout_ms: 60_000, control: RunControl::default() };
+    let backend = FetchBackend { endpoint: endpoint.clone(), timeout_ms: 60_000, control: RunControl::default(), stream: false };
     let ask = |text: &str, kind: RequestKind| ChatRequest {
         messages: vec![Message::new(Role::User, text)],
         max_tokens: 256,

@@ -62,7 +62,8 @@ pub fn EvaluatePage() -> impl IntoView {
     let notice = RwSignal::new(String::new());
     // The run this page started last (the run list marks it while it goes).
     let current: RwSignal<Option<String>> = RwSignal::new(None);
-    let view_of_run = RunView { rows, live, running, results: state.results, revision, notice };
+    let live_text = RwSignal::new(std::collections::BTreeMap::new());
+    let view_of_run = RunView { rows, live, running, results: state.results, revision, notice, live_text };
     let control = StoredValue::new_local(RunControl::default());
     let error = RwSignal::new(String::new());
 
@@ -301,7 +302,9 @@ pub fn EvaluatePage() -> impl IntoView {
                                         view! { <a href=format!("#/results?sample={index}") data-testid="sample-transcript" title="read its transcript on Results">{index}</a> }.into_any()
                                     } else {
                                         view! { <span>{index}</span> }.into_any()
-                                    }}</td><td>{r.task}</td><td class="eval-status">{r.status}</td><td>{r.turns}</td>
+                                    }}</td><td>{r.task}</td><td class="eval-status">{r.status}
+                                        {(!finished).then(|| move || live_text.with(|m| m.get(&index).map(|text| view! { <span class="eval-live" data-testid="live-text">{text.clone()}</span> })))}
+                                    </td><td>{r.turns}</td>
                                     <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
                                 </tr>
                             }

@@ -5,6 +5,7 @@
 //! twice. It draws nothing: it writes the rows, the progress line and the results file the page shows.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
@@ -14,7 +15,7 @@ use crate::app::live::Live;
 use crate::app::partial_run::run_samples;
 use crate::app::run_board::{lanes, mark_waiting, tally, Queue, Row};
 use crate::app::stored_run::RunSpec;
-use crate::engine::agent::openai_wire::parse_reply;
+use crate::engine::agent::openai_wire::{parse_reply, StreamDelta};
 use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
@@ -38,6 +39,23 @@ pub struct RunView {
     pub revision: RwSignal<u64>,
     /// Why the run stopped itself (a spent budget), shown under the progress line.
     pub notice: RwSignal<String>,
+    /// The text of each running sample's reply as it streams in (the latest request's); empty unless streaming.
+    pub live_text: RwSignal<BTreeMap<usize, String>>,
+}
+
+/// Characters of a streaming reply the row keeps (its end).
+const LIVE_CHARS: usize = 160;
+
+/// `text` with `delta` added, cut to its last `LIVE_CHARS` characters.
+fn grow(text: &mut String, delta: &StreamDelta) {
+    for piece in [&delta.reasoning, &delta.content, &delta.tool_text] {
+        text.push_str(piece);
+    }
+    let extra = text.chars().count().saturating_sub(LIVE_CHARS);
+    if extra > 0 {
+        let at = text.char_indices().nth(extra).map_or(text.len(), |(i, _)| i);
+        text.drain(..at);
+    }
 }
 
 /// What the lanes share: the samples still to hand out, each sample's result, the replies stored for samples
@@ -72,7 +90,8 @@ pub async fn stored_results_file(store: &Store, spec: &RunSpec) -> Result<Value,
 /// Runs `spec` (fresh, or resumed from the store): finished samples keep their stored result, a sample cut short
 /// continues from its last stored reply, the rest run from the start. Returns once every lane has stopped.
 pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, view: RunView, control: RunControl) {
-    let RunView { rows, live, running, results, revision, notice } = view;
+    let RunView { rows, live, running, results, revision, notice, live_text } = view;
+    live_text.set(BTreeMap::new());
     notice.set(String::new());
     rows.set(spec.samples.iter().enumerate().map(|(i, s)| Row::queued(i, s)).collect());
     running.set(true);
@@ -105,7 +124,16 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
     let strategy_name = config.strategy.name().to_string();
     let samples = spec.samples.clone();
     let header = spec.header(now_iso()).unwrap_or_else(|_| RunHeader::new(&config, &endpoint, "generated in the browser", &json!({}), now_iso()));
-    let backend = FetchBackend { endpoint, timeout_ms: spec.settings.timeout_ms(), control: control.clone() };
+    let backend = FetchBackend { endpoint, timeout_ms: spec.settings.timeout_ms(), control: control.clone(), stream: spec.settings.stream };
+    let on_piece = move |index: usize, delta: Option<&StreamDelta>| {
+        live_text.update(|m| match delta {
+            Some(delta) => grow(m.entry(index).or_default(), delta),
+            None => {
+                m.remove(&index);
+            }
+        });
+    };
+    let live_hook: Option<&dyn Fn(usize, Option<&StreamDelta>)> = if spec.settings.stream { Some(&on_piece) } else { None };
     let policy = RetryPolicy { max_attempts: 4, base_delay_ms: 500, max_delay_ms: 30_000 };
     // Without storage (a private window may refuse it) the run still goes, it just cannot be resumed.
     let store = Store::open().await.ok();
@@ -160,7 +188,7 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
             let (session, step) = AgentSession::resume(&input, &config, stored);
             let end = match &store {
                 Some(store) => {
-                    let journaled = Journaled { inner: &backend, store, run: spec.id.clone(), index, seq: Cell::new(seq) };
+                    let journaled = Journaled { inner: &backend, store, run: spec.id.clone(), index, seq: Cell::new(seq), live: live_hook };
                     run_episode(&journaled, session, step, &policy).await
                 }
                 None => run_episode(&backend, session, step, &policy).await,
@@ -177,6 +205,9 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
                 let _ = store.put(SAMPLES, &sample_key(&spec.id, index), &result).await;
             }
             set_row(index, &|row| row.finish(&result));
+            live_text.update(|m| {
+                m.remove(&index);
+            });
             board.borrow_mut().finished[index] = Some(result);
             // The whole results file is rebuilt at most once a second while results stream in (and once at the
             // end): rebuilding it per sample would make a long run quadratic.

@@ -1,7 +1,7 @@
 //! Endpoint presets (`select[data-testid="endpoint-preset"]`) and the run settings beyond the basics: the
 //! temperature (`[data-testid="temperature"]`), the turn limit (`[data-testid="turn-limit"]`), the samples run
 //! at once (`[data-testid="concurrency"]`, 1 to 32), the request timeout (`[data-testid="request-timeout"]`), the epochs
-//! (`[data-testid="epochs"]`: attempts per sample), the repair
+//! (`[data-testid="epochs"]`: attempts per sample), streamed replies (`[data-testid="stream"]`), the repair
 //! completion limit (`[data-testid="repair-max-tokens"]`) and extra request headers
 //! (`[data-testid="extra-headers"]`, secrets kept in memory like the key). A bad value is refused beside the
 //! fields (`[data-testid="settings-error"]`) and the last good setting stays. The rules are
@@ -72,6 +72,11 @@ pub fn RunSettingsForm() -> impl IntoView {
             <label title="Attempts per sample: mean accuracy and pass^k (every attempt right) on Results">"Epochs "
                 <input type="number" data-testid="epochs" min="1" max="20" style="width:4em"
                     prop:value=move || settings.with(|s| s.epochs.to_string()) on:change=field(RunSettings::with_epochs) />
+            </label>
+            <label class="eval-remember" title="Ask for server-sent events and show each reply's text as it arrives (a server that ignores it answers as usual)">
+                <input type="checkbox" data-testid="stream" prop:checked=move || settings.with(|s| s.stream)
+                    on:change=move |ev| settings.update(|s| s.stream = event_target_checked(&ev)) />
+                " stream replies"
             </label>
             <label title="Seconds a request may take before it is aborted and retried; empty: ten minutes">"Request timeout (s) "
                 <input type="number" data-testid="request-timeout" min="1" max="3600" placeholder="600" style="width:5em"
