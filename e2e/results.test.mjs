@@ -147,6 +147,9 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   const pair = page.locator('[data-testid="flip-pair"] [data-testid="transcript"]');
   await pair.first().waitFor();
   assert.deepEqual(await pair.evaluateAll((ts) => ts.map((t) => [t.dataset.index, t.querySelector('[data-testid="transcript-verdict"]').textContent])), [['3', 'correct'], ['3', 'wrong']]);
+  // Each transcript draws its sample's context curve: the full run's grows, the graph run's less.
+  const dots = await page.locator('[data-testid="flip-pair"] [data-testid="sample-context-curve"] svg').evaluateAll((svgs) => svgs.map((svg) => svg.querySelectorAll('circle').length));
+  assert.deepEqual(dots, [3, 3]);
   await page.locator('[data-testid="flip-pair"]').scrollIntoViewIfNeeded();
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });

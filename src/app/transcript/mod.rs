@@ -660,6 +660,16 @@ mod tests {
     }
 
     #[test]
+    fn a_sample_s_context_curve_follows_its_turn_requests() {
+        let transcript = transcript_of(&chain_sample(), 0);
+        let svg = context_curve_of(&transcript).expect("two turn requests");
+        assert_eq!(svg.matches("<circle").count(), 2, "one dot per turn request");
+        assert!(svg.contains("sample 0, turn 2: 1234 prompt tokens"), "the reported figure wins over the estimate: {svg}");
+        let single = json!({"prompt": "p", "agent_status": "success", "requests": [{"turn": 0, "kind": "turn", "prompt_tokens_reported": 5}]});
+        assert_eq!(context_curve_of(&transcript_of(&single, 0)), None);
+    }
+
+    #[test]
     fn graphs_over_the_detail_limit_are_listed_not_drawn() {
         let n = DETAIL_NODES * 3;
         let stages: Vec<Json> = (1..n).map(|k| json!({"task_number": k, "task_name": "T", "ground_truth": k})).collect();

@@ -89,6 +89,20 @@ pub enum Entry {
     Turn(TurnView),
 }
 
+/// The sample's context curve: the prompt tokens of each turn request in order (reported, else estimated), as
+/// an SVG line; `None` for fewer than two such requests.
+pub fn context_curve_of(transcript: &Transcript) -> Option<String> {
+    let curve: Vec<f64> = transcript
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Request(r) if r.kind == "turn" => r.prompt_reported.or(r.prompt_estimated).map(|t| t as f64),
+            _ => None,
+        })
+        .collect();
+    (curve.len() >= 2).then(|| crate::app::charts::context_curves(&[(format!("sample {}", transcript.index), curve)])).flatten()
+}
+
 /// Who wrote a message, as the badge shows it; anything unknown is `Other` with its text kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 
 use crate::app::instance::{PictureSource, PictureView};
-use crate::app::transcript::{brief, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
+use crate::app::transcript::{brief, context_curve_of, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
 use crate::ui::state::AppState;
 
 /// Entries drawn before the rest waits behind a button (a run of thousands of turns stays quick to open).
@@ -38,6 +38,7 @@ pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize
             reveal.set(false);
         }
     });
+    let curve = context_curve_of(&transcript);
     let Transcript { index, head, entries, pictures, notes, breaks } = transcript;
     let verdict = head.verdict.as_str();
     let answer_line = match &head.given {
@@ -77,6 +78,14 @@ pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize
             })}
             <h3>"Where the chain broke"</h3>
             <BreakView breaks=breaks />
+            {curve.map(|svg| view! {
+                <h3>"Context curve"</h3>
+                // Built by app::charts from numbers and escaped labels only.
+                <figure class="results-chart tx-curve" data-testid="sample-context-curve">
+                    <div inner_html=svg></div>
+                    <figcaption>"Prompt tokens of each turn's request: how the context grew (or was kept small by the strategy)."</figcaption>
+                </figure>
+            })}
             <h3>"Conversation"</h3>
             <div class="tx-conversation">{conversation}</div>
             <Show when=move || !show_all.get()>
