@@ -158,10 +158,17 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   await page.emulateMedia({ colorScheme: 'light' });
   await page.locator('[data-testid="flip-pair"] .tx-close').first().click();
   await page.waitForSelector('[data-testid="flip-pair"]', { state: 'detached' });
+  assert.equal(await page.locator('[data-testid="compare-topologies"]').count(), 0, 'one topology: no per-topology table');
+  // Runs over two topologies: a row each, with the difference from the baseline.
+  const chained = (r) => ({ ...r, samples: r.samples.map((x, i) => (i >= 2 ? { ...x, chain: { distractors: [], target: { task_number: 1, task_name: 'AddTask', ground_truth: 7 } } } : x)) });
+  await page.setInputFiles('[data-testid="compare-files"]', [file('full.json', chained(run('full', ['7', '7', '7', '8']))), file('window.json', chained(run('window', ['7', '8', '8', '8'])))]);
+  await page.waitForSelector('[data-testid="compare-topologies"]');
+  const topologies = await page.locator('[data-testid="compare-topology-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  assert.deepEqual(topologies, [['baseline', '100.0% (2/2)', '50.0% (1/2) -50.0 pts'], ['chain', '50.0% (1/2)', '0.0% (0/2) -50.0 pts']]);
   await page.setInputFiles('[data-testid="compare-files"]', [file('full.json', run('full', ['7'])), file('instances.json', dataset)]);
   await page.waitForSelector('.results-compare .error-view');
   assert.match(await page.textContent('.results-compare .error-view'), /^instances\.json: /);
-  assert.equal(await page.locator('[data-testid="compare-row"]').count(), 3, 'the table shown before stays');
+  assert.equal(await page.locator('[data-testid="compare-row"]').count(), 2, 'the table shown before stays');
   assert.deepEqual(errors, []);
 });
 

@@ -20,6 +20,41 @@ pub struct CompareTable {
     pub curves: Option<String>,
     /// Every paired sample whose verdict differs between the baseline and another run.
     pub flips: Vec<Flip>,
+    /// Accuracy per topology: a header (`topology`, then each run) and one row per topology, each cell the run's
+    /// accuracy and, after the baseline, its difference from the baseline in points. Empty for one topology.
+    pub by_topology: (Vec<String>, Vec<Vec<String>>),
+}
+
+/// Accuracy per topology and run, with each run's difference from the baseline; empty when the runs hold one
+/// topology (the main table says it all then).
+fn by_topology(files: &[(String, Value)], graded: &[GradedFile]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut topologies: Vec<String> = graded.iter().flat_map(|g| g.samples.iter().map(|s| s.outcome.topology.clone())).collect();
+    topologies.sort();
+    topologies.dedup();
+    if topologies.len() < 2 {
+        return (Vec::new(), Vec::new());
+    }
+    let rate = |g: &GradedFile, topology: &str| {
+        let (correct, total) = g.samples.iter().filter(|s| s.outcome.topology == topology).fold((0, 0), |(c, t), s| (c + usize::from(s.grade.correct), t + 1));
+        (total > 0).then(|| (correct, total, correct as f64 / total as f64))
+    };
+    let header = std::iter::once("topology".to_string()).chain(files.iter().map(|(name, _)| name.clone())).collect();
+    let rows = topologies
+        .iter()
+        .map(|topology| {
+            let base = rate(&graded[0], topology);
+            let mut row = vec![topology.clone()];
+            for (k, g) in graded.iter().enumerate() {
+                row.push(match (rate(g, topology), base) {
+                    (None, _) => "–".into(),
+                    (Some((c, t, r)), Some((_, _, b))) if k > 0 => format!("{:.1}% ({c}/{t}) {:+.1} pts", r * 100.0, (r - b) * 100.0),
+                    (Some((c, t, r)), _) => format!("{:.1}% ({c}/{t})", r * 100.0),
+                });
+            }
+            row
+        })
+        .collect();
+    (header, rows)
 }
 
 /// A sample right in one run and wrong in the other.
@@ -85,7 +120,8 @@ pub fn compare_files(files: &[(String, Value)]) -> Result<CompareTable, String> 
             .collect::<Vec<_>>(),
     );
     let flips = flips_of(files, &graded);
-    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves, flips })
+    let by_topology = by_topology(files, &graded);
+    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves, flips, by_topology })
 }
 
 #[cfg(test)]
@@ -127,6 +163,28 @@ mod tests {
         assert_eq!(table.flips[0].label, "AddTask #1");
         let fixed = compare_files(&[files[1].clone(), files[0].clone()]).unwrap();
         assert!(fixed.flips.iter().all(|f| f.fixed && f.run == 1), "the other way round both are fixes");
+    }
+
+    #[test]
+    fn runs_over_several_topologies_get_a_row_each_with_the_difference_from_the_baseline() {
+        let mut full = results("full", &[true, true, false, true]);
+        let mut window = results("window", &[true, false, false, false]);
+        for file in [&mut full, &mut window] {
+            for (i, sample) in file["samples"].as_array_mut().unwrap().iter_mut().enumerate() {
+                if i >= 2 {
+                    sample["chain"] = json!({"distractors": [], "target": {"task_number": 1, "task_name": "AddTask", "ground_truth": 5}});
+                }
+            }
+        }
+        let table = compare_files(&[("full.json".into(), full), ("window.json".into(), window)]).unwrap();
+        let (header, rows) = table.by_topology;
+        assert_eq!(header, vec!["topology", "full.json", "window.json"]);
+        assert_eq!(rows, vec![
+            vec!["baseline".to_string(), "100.0% (2/2)".into(), "50.0% (1/2) -50.0 pts".into()],
+            vec!["chain".to_string(), "50.0% (1/2)".into(), "0.0% (0/2) -50.0 pts".into()],
+        ]);
+        let one = compare_files(&[("a.json".into(), results("full", &[true])), ("b.json".into(), results("full", &[false]))]).unwrap();
+        assert!(one.by_topology.1.is_empty(), "one topology: no table");
     }
 
     #[test]

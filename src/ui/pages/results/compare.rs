@@ -1,6 +1,7 @@
 //! Compare runs: several results files picked at once (`[data-testid="compare-files"]`), shown as one table
 //! (`[data-testid="compare-table"]`, a `compare-row` per run) paired against the first file, the same table as
 //! `arbigraph grade --compare`, with the runs' context curves (`svg[data-testid="context-curves"]`) and the
+//! accuracy per topology with each run's difference from the baseline (`[data-testid="compare-topologies"]`), the
 //! samples that flipped (`[data-testid="flip"]`, fixed or broken against the baseline), each opening both
 //! transcripts side by side (`[data-testid="flip-pair"]`).
 
@@ -67,6 +68,16 @@ pub fn CompareRuns() -> impl IntoView {
                     </table>
                 </div>
                 {t.notes.iter().map(|n| view! { <p class="muted">{n.clone()}</p> }).collect_view()}
+                {(!t.by_topology.1.is_empty()).then(|| view! {
+                    <div class="results-compare-scroll">
+                        <table data-testid="compare-topologies">
+                            <thead><tr>{t.by_topology.0.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                            <tbody>{t.by_topology.1.iter().map(|row| view! {
+                                <tr data-testid="compare-topology-row">{row.iter().map(|cell| view! { <td>{cell.clone()}</td> }).collect_view()}</tr>
+                            }).collect_view()}</tbody>
+                        </table>
+                    </div>
+                })}
                 {flip_list(&t.flips, files, open)}
                 {t.curves.clone().map(|svg| view! {
                     <figure class="results-chart">
