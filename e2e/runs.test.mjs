@@ -44,7 +44,8 @@ async function setUp(page, n, concurrency, timeout = '') {
   await page.fill('[data-testid="base-url"]', llm.url);
   await page.setInputFiles('#eval-file', dataset(n));
   await page.waitForFunction(() => document.querySelector('.page-evaluate')?.textContent.includes('using dataset-'));
-  for (const [field, value] of [['sample-limit', n], ['concurrency', concurrency], ['request-timeout', timeout]]) {
+  // Settings outlive the page (they are the app's): each test states the ones it relies on.
+  for (const [field, value] of [['sample-limit', n], ['concurrency', concurrency], ['request-timeout', timeout], ['epochs', 1]]) {
     await page.fill(`[data-testid="${field}"]`, String(value));
     await page.locator(`[data-testid="${field}"]`).dispatchEvent('change');
   }
