@@ -142,8 +142,8 @@ pub fn EvaluatePage() -> impl IntoView {
     };
 
     // Resuming takes the stored base URL, model and settings, and the key and extra headers typed now (neither
-    // is ever stored).
-    // Prices and budgets are the page's as they are now, so a run stopped by its budget goes on under a raised one.
+    // is ever stored); prices and budgets are the page's as they are now, so a run stopped by its budget goes on
+    // under a raised one.
     let resume_spec = move |mut spec: RunSpec| {
         endpoint.update(|e| {
             e.base_url = spec.base_url.clone();
