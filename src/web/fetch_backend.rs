@@ -18,8 +18,9 @@ use crate::engine::agent::{estimate_tokens, AgentError, CallFailure, ChatBackend
 use crate::web::storage::{turn_key, Store, TURNS};
 
 /// Stops or pauses a run: cancelling sets the flag the driver checks and aborts the requests in flight; pausing
-/// holds every next request (those in flight finish and are stored) until resumed. Also counts requests and
-/// retries, and notes when the endpoint last asked to slow down (a 429). Cheap to clone.
+/// holds every next request (those in flight finish and are stored) until resumed; a spent budget stops the run
+/// the same way, leaving the requests in flight to finish. Also counts requests, retries and tokens, and notes
+/// when the endpoint last asked to slow down (a 429). Cheap to clone.
 #[derive(Clone, Default)]
 pub struct RunControl {
     cancelled: Rc<Cell<bool>>,
