@@ -7,6 +7,7 @@
 //! was where a sample's chain first broke.
 
 use crate::engine::grade::metrics::Accuracy;
+use crate::engine::render::escape_svg_text as escape;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -28,9 +29,6 @@ fn grid_line(svg: &mut String, y: f64, label: &str) {
     );
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// Where the bars of a chart grouped by topology go: one group per topology (in first-seen order), one bar per
 /// family present in it (families sorted, each keeping its colour index across groups).
