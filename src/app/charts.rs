@@ -29,7 +29,6 @@ fn grid_line(svg: &mut String, y: f64, label: &str) {
     );
 }
 
-
 /// Where the bars of a chart grouped by topology go: one group per topology (in first-seen order), one bar per
 /// family present in it (families sorted, each keeping its colour index across groups).
 struct Grouped<'a> {
