@@ -25,6 +25,11 @@ pub fn turn_key(run: &str, index: usize, seq: usize) -> String {
     format!("{run}|{index:06}|{seq:04}")
 }
 
+/// The sample index of a `sample_key` or a `turn_key` (run ids hold no `|`).
+pub fn sample_of_key(key: &str) -> Option<usize> {
+    key.split('|').nth(1)?.parse().ok()
+}
+
 /// An open database.
 pub struct Store {
     db: Rexie,

@@ -19,7 +19,7 @@ use crate::engine::agent::openai_wire::{parse_reply, StreamDelta};
 use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
-use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
+use crate::web::storage::{sample_key, sample_of_key, Store, RUNS, SAMPLES, TURNS};
 
 /// How often a running run's results file is rebuilt for Results.
 const RESULTS_EVERY_MS: f64 = 1000.0;
@@ -74,7 +74,7 @@ fn now_iso() -> String {
 pub async fn stored_results(store: &Store, spec: &RunSpec) -> Vec<Option<Value>> {
     let mut finished = vec![None; spec.samples.len()];
     for (key, result) in store.scan(SAMPLES, &format!("{}|", spec.id)).await.unwrap_or_default() {
-        if let Some(slot) = key.rsplit('|').next().and_then(|i| i.parse::<usize>().ok()).and_then(|i| finished.get_mut(i)) {
+        if let Some(slot) = sample_of_key(&key).and_then(|i| finished.get_mut(i)) {
             *slot = Some(result);
         }
     }
@@ -144,7 +144,7 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
         finished = stored_results(store, &spec).await;
         // Every stored reply counts towards the budget; only those of unfinished samples are replayed.
         for (key, reply) in store.scan(TURNS, &format!("{}|", spec.id)).await.unwrap_or_default() {
-            let index = key.split('|').nth(1).and_then(|i| i.parse::<usize>().ok());
+            let index = sample_of_key(&key);
             let Ok(reply) = parse_reply(&reply.to_string()) else { continue };
             control.count_tokens(&reply);
             if let Some(list) = index.filter(|&i| finished.get(i).is_some_and(Option::is_none)).and_then(|i| replies.get_mut(i)) {
