@@ -20,7 +20,7 @@ use crate::engine::dataset::shape::topology_of;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::{grade_result_sample, NodeStatus, SampleSpec};
 use crate::engine::render::{self, shorten, LayoutOptions, RenderOptions};
-use crate::engine::results::{epoch_of, instance_key, is_finished, sample_cost};
+use crate::engine::results::{epoch_of, instance_key, is_finished, sample_cost, tally_attempts};
 
 mod breaks;
 mod view;
@@ -159,16 +159,11 @@ pub fn sample_rows(results: &Json) -> Vec<SampleRow> {
         })
         .collect();
     if samples.iter().any(|s| epoch_of(s) > 0) {
-        // (correct, finished attempts) per instance, over the attempts that finished.
-        let mut tally: HashMap<String, (usize, usize)> = HashMap::new();
+        // Correct out of finished attempts per instance.
         let keys: Vec<String> = samples.iter().enumerate().map(|(i, s)| instance_key(s).unwrap_or_else(|| format!("#{i}"))).collect();
-        for (row, key) in rows.iter().zip(&keys) {
-            if row.verdict != Verdict::Unfinished {
-                let entry = tally.entry(key.clone()).or_default();
-                entry.0 += usize::from(row.verdict == Verdict::Correct);
-                entry.1 += 1;
-            }
-        }
+        let finished = rows.iter().zip(&keys).filter(|(row, _)| row.verdict != Verdict::Unfinished);
+        let tally: HashMap<String, (usize, usize)> =
+            tally_attempts(finished.map(|(row, key)| (key.clone(), row.verdict == Verdict::Correct))).into_iter().map(|c| (c.instance, (c.correct, c.attempts))).collect();
         for ((row, key), sample) in rows.iter_mut().zip(&keys).zip(samples) {
             let (correct, attempts) = tally.get(key).copied().unwrap_or_default();
             row.consistency = Some((epoch_of(sample), correct, attempts));

@@ -77,39 +77,40 @@ impl EpochReport {
     }
 }
 
+/// Correct attempts out of attempts per instance, from (instance key, correct) per attempt; instances in the
+/// order of their first attempt.
+pub fn tally_attempts(attempts: impl IntoIterator<Item = (String, bool)>) -> Vec<InstanceConsistency> {
+    let mut out: Vec<InstanceConsistency> = Vec::new();
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    for (instance, correct) in attempts {
+        let slot = *at.entry(instance.clone()).or_insert_with(|| {
+            out.push(InstanceConsistency { instance, correct: 0, attempts: 0 });
+            out.len() - 1
+        });
+        out[slot].correct += correct as usize;
+        out[slot].attempts += 1;
+    }
+    out
+}
+
 /// The epoch report of a graded file; `None` when no sample is a later attempt (a single-epoch run).
 pub fn epoch_report(file: &Value, graded: &GradedFile) -> Option<EpochReport> {
     if !graded.samples.iter().any(|s| s.epoch > 0) {
         return None;
     }
     let samples = file.get("samples").and_then(Value::as_array);
-    let mut order: Vec<String> = Vec::new();
-    let mut by_instance: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for s in &graded.samples {
-        let key = samples.and_then(|all| all.get(s.index)).and_then(instance_key).unwrap_or_else(|| format!("#{}", s.index));
-        let entry = by_instance.entry(key.clone()).or_insert_with(|| {
-            order.push(key);
-            (0, 0)
-        });
-        entry.0 += s.grade.correct as usize;
-        entry.1 += 1;
-    }
+    let consistency = tally_attempts(
+        graded.samples.iter().map(|s| (samples.and_then(|all| all.get(s.index)).and_then(instance_key).unwrap_or_else(|| format!("#{}", s.index)), s.grade.correct)),
+    );
     let epochs = graded.samples.iter().map(|s| s.epoch + 1).max().unwrap_or(1);
     let mut pass_k = Accuracy::default();
     let mut pass_any = Accuracy::default();
-    let consistency: Vec<InstanceConsistency> = order
-        .into_iter()
-        .map(|instance| {
-            let (correct, attempts) = by_instance[&instance];
-            if attempts >= epochs {
-                pass_k.total += 1;
-                pass_k.correct += (correct == attempts) as usize;
-                pass_any.total += 1;
-                pass_any.correct += (correct > 0) as usize;
-            }
-            InstanceConsistency { instance, correct, attempts }
-        })
-        .collect();
+    for c in consistency.iter().filter(|c| c.attempts >= epochs) {
+        pass_k.total += 1;
+        pass_k.correct += (c.correct == c.attempts) as usize;
+        pass_any.total += 1;
+        pass_any.correct += (c.correct > 0) as usize;
+    }
     let total = graded.samples.len();
     let correct = graded.samples.iter().filter(|s| s.grade.correct).count();
     Some(EpochReport { epochs, mean_accuracy: if total == 0 { 0.0 } else { correct as f64 / total as f64 }, pass_k, pass_any, consistency })
