@@ -552,7 +552,7 @@ fn call(func: Func, args: &[Expr], env: &[Option<Rational>]) -> Result<Val, Eval
             if vals.len() == 1 {
                 Val::Num(Rational::from_bigint(num(0).round_half_even()))
             } else {
-                let digits = num(1).to_i64().filter(|d| d.abs() <= 18).ok_or_else(|| EvalError::BadDigits(num(1).to_string()))?;
+                let digits = num(1).to_i64().filter(|d| d.unsigned_abs() <= 18).ok_or_else(|| EvalError::BadDigits(num(1).to_string()))?;
                 let scale = Rational::int(10).pow(digits as i32).ok_or(EvalError::DivisionByZero)?;
                 let scaled = Rational::from_bigint(num(0).mul(&scale).round_half_even());
                 Val::Num(scaled.div(&scale).ok_or(EvalError::DivisionByZero)?)
@@ -638,6 +638,9 @@ mod tests {
         // `i64::MIN.abs()` overflows (a panic in debug builds, `2 ** a == 1` in release ones); found by fuzzing.
         let result = eval_with("2 ** a", &[i64::MIN]);
         assert!(result.as_ref().is_err_and(|e| e.starts_with("exponent")), "{result:?}");
+        // The same overflow in `round`'s digits; found by fuzzing too.
+        let rounded = eval_with("round(1, a)", &[i64::MIN]);
+        assert!(rounded.is_err(), "the most negative digit count is refused: {rounded:?}");
     }
 
     #[test]
