@@ -46,10 +46,24 @@ fn a_site_holds_the_app_the_files_and_shards_that_cover_every_sample() {
     let reference_file = reference("python_baseline.sample.json");
     let out = dir.join("site");
     let named = format!("py={}", reference_file.display());
+    let results_file = reference("results_gsm_baseline.sample.json");
+    let named_results = format!("qwen run={}", results_file.display());
     let (code, err) = site(&["--out", out.to_str().unwrap(), "--dist", dist.to_str().unwrap(), "--shard-size", "25",
-        "--dataset", generated.to_str().unwrap(), "--dataset", jsonl.to_str().unwrap(), "--dataset", &named]);
+        "--dataset", generated.to_str().unwrap(), "--dataset", jsonl.to_str().unwrap(), "--dataset", &named, "--results", &named_results]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("wrote 3 dataset(s)"), "{err}");
+    assert!(err.contains("wrote 3 dataset(s)") && err.contains("and 1 results file(s)"), "{err}");
+    // The results file: copied as it is, listed with its counts, model and strategy as the file records them.
+    let index = read_index(&out);
+    let [listed] = index.results.as_slice() else { panic!("one results file: {:?}", index.results) };
+    let original = std::fs::read_to_string(&results_file).unwrap();
+    let record: serde_json::Value = serde_json::from_str(&original).unwrap();
+    let samples = record["samples"].as_array().unwrap();
+    assert_eq!((listed.name.as_str(), listed.file.as_str()), ("qwen_run", "results/qwen_run.json"), "the name is made safe for links");
+    assert_eq!(std::fs::read_to_string(out.join("datasets").join(&listed.file)).unwrap(), original);
+    assert_eq!(listed.bytes, original.len() as u64);
+    assert_eq!((listed.samples, listed.graded), (samples.len(), samples.len()), "every sample of this file finished");
+    assert_eq!(listed.correct, samples.iter().filter(|s| s["correct"] == true).count(), "the grade agrees with the verdicts the file stores");
+    assert_eq!(listed.model, record["summary"]["generation_params"]["model"].as_str().unwrap());
     assert_eq!(std::fs::read_to_string(out.join("app.js")).unwrap(), "console.log(1)");
     assert!(!out.join("datasets/demo").exists(), "the app's demo datasets are not copied");
 
@@ -87,6 +101,8 @@ fn bad_inputs_give_clear_errors_and_write_nothing() {
     std::fs::write(&graph, r#"{"directed": true, "nodes": [], "edges": []}"#).unwrap();
     let chain = reference("math_chain.sample.json");
     let chain_s = chain.to_str().unwrap();
+    let results = reference("results_gsm_baseline.sample.json");
+    let results_s = results.to_str().unwrap();
     let occupied = dir.join("occupied");
     std::fs::create_dir_all(&occupied).unwrap();
     std::fs::write(occupied.join("notes.txt"), "mine").unwrap();
@@ -98,6 +114,9 @@ fn bad_inputs_give_clear_errors_and_write_nothing() {
         (vec!["--out", out_s, "--dist", dist_s, "--dataset", graph.to_str().unwrap()], "graph.json: not a dataset: samples: missing"),
         (vec!["--out", out_s, "--dist", dist_s, "--dataset", chain_s, "--dataset", chain_s], "two datasets are named `math_chain.sample`"),
         (vec!["--out", out_s, "--dist", dist_s, "--preset", "thesis"], "unknown preset `thesis`"),
+        (vec!["--out", out_s, "--dist", dist_s, "--results", chain_s], "math_chain.sample.json: this is a dataset file, not a results file"),
+        (vec!["--out", out_s, "--dist", dist_s, "--results", malformed.to_str().unwrap()], "broken.json: malformed JSON at line 2, column 16"),
+        (vec!["--out", out_s, "--dist", dist_s, "--dataset", chain_s, "--results", &format!("a={results_s}"), "--results", &format!("a={results_s}")], "two results files are named `a`"),
         (vec!["--out", out_s, "--dist", dist_s, "--dataset", chain_s, "--shard-size", "0"], "--shard-size"),
         (vec!["--out", occupied.to_str().unwrap(), "--dist", dist_s, "--dataset", chain_s], "is not empty and holds no site"),
     ] {

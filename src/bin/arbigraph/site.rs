@@ -1,15 +1,16 @@
 //! `arbigraph site`: a self-contained static site for browsing datasets: the built app (`dist/`), plus
-//! `datasets/index.json`, every dataset file, and each dataset split into JSONL shards the browser fetches on
-//! demand. Nothing beyond plain file hosting is needed, under any sub-path.
+//! `datasets/index.json`, every dataset file, each dataset split into JSONL shards the browser fetches on
+//! demand, and any results files (`datasets/results/NAME.json`) for the Results page to list and open. Nothing beyond plain file hosting is needed, under any sub-path.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use arbigraph_studio::app::form::GenerateForm;
 use arbigraph_studio::app::plan::{plan, ALL_FAMILIES, PAPER};
-use arbigraph_studio::engine::dataset::site::{describe, shard_texts, SiteDataset, SiteIndex, DEFAULT_SHARD_SIZE, INDEX_PATH};
+use arbigraph_studio::engine::dataset::site::{describe, shard_texts, SiteDataset, SiteIndex, SiteResults, DEFAULT_SHARD_SIZE, INDEX_PATH};
 use arbigraph_studio::engine::dataset::{self, read_dataset, FileFormat};
 use arbigraph_studio::engine::generate;
+use arbigraph_studio::engine::results::{grade_results_file, strategy_of, GradeOptions};
 use arbigraph_studio::engine::tasks::registry::builtin;
 
 use super::files::{fail, write_text, Progress};
@@ -23,6 +24,10 @@ pub struct Args {
     /// A dataset file (reference JSON or JSONL), named by its file stem; `NAME=FILE` names it. Repeatable.
     #[arg(long = "dataset")]
     datasets: Vec<String>,
+    /// A results file (ours or the reference's), listed on the Results page and opened by `#/results?file=NAME`;
+    /// named by its file stem, or `NAME=FILE`. Repeatable.
+    #[arg(long = "results")]
+    results: Vec<String>,
     /// `paper`: also generate the paper's layouts (baseline, forgetting, chain, multichain) for math, GSM
     /// and Python.
     #[arg(long)]
@@ -64,8 +69,8 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     if !args.dist.join("index.html").is_file() {
         return Err(format!("{} has no built app (index.html): build it first with `trunk build --release`", args.dist.display()));
     }
-    if args.datasets.is_empty() && args.preset.is_none() {
-        return Err("nothing to publish: give --dataset FILE (repeatable) or --preset paper".into());
+    if args.datasets.is_empty() && args.preset.is_none() && args.results.is_empty() {
+        return Err("nothing to publish: give --dataset FILE or --results FILE (both repeatable) or --preset paper".into());
     }
     let mut sources = Vec::new();
     for spec in &args.datasets {
@@ -81,20 +86,42 @@ fn build(args: &Args) -> Result<ExitCode, String> {
             return Err(format!("two datasets are named `{}`: name one with --dataset NAME=FILE", source.name));
         }
     }
+    // Results files are read and graded before anything is written, so a bad one leaves no half-built site.
+    let mut results = Vec::new();
+    for spec in &args.results {
+        let source = read_source(spec)?;
+        if results.iter().any(|(s, _): &(Source, SiteResults)| s.name == source.name) {
+            return Err(format!("two results files are named `{}`: name one with --results NAME=FILE", source.name));
+        }
+        let entry = describe_results(&source)?;
+        results.push((source, entry));
+    }
     prepare_out(&args.out)?;
     copy_dir(&args.dist, &args.out, &args.dist.join("datasets"))?;
     let datasets_dir = args.out.join("datasets");
-    let mut index = SiteIndex { generator: dataset::GENERATOR.to_string(), datasets: Vec::new() };
+    let mut index = SiteIndex { generator: dataset::GENERATOR.to_string(), datasets: Vec::new(), results: Vec::new() };
     let mut shard_count = 0;
     for source in &sources {
         let entry = publish(source, &datasets_dir, args.shard_size)?;
         shard_count += entry.shards.len();
         index.datasets.push(entry);
     }
+    if !results.is_empty() {
+        std::fs::create_dir_all(datasets_dir.join("results")).map_err(|e| format!("cannot create {}: {e}", datasets_dir.join("results").display()))?;
+    }
+    for (source, entry) in results {
+        write_text(&datasets_dir.join(&entry.file), &source.text)?;
+        index.results.push(entry);
+    }
     let text = dataset::to_pretty_string(&index.to_json()) + "\n";
     write_text(&args.out.join(INDEX_PATH), &text)?;
     let samples: usize = index.datasets.iter().map(|d| d.samples).sum();
-    eprintln!("wrote {} dataset(s), {samples} samples in {shard_count} shard(s), to {}", index.datasets.len(), args.out.display());
+    eprintln!(
+        "wrote {} dataset(s), {samples} samples in {shard_count} shard(s), and {} results file(s), to {}",
+        index.datasets.len(),
+        index.results.len(),
+        args.out.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -190,3 +217,23 @@ fn publish(source: &Source, dir: &Path, shard_size: usize) -> Result<SiteDataset
     }
     Ok(describe(&source.name, &source.file_name, source.text.len() as u64, read.summary.as_ref(), &read.samples, shards))
 }
+
+/// The index entry of a results file, graded as stored; a file that is not one is refused with its location.
+fn describe_results(source: &Source) -> Result<SiteResults, String> {
+    let json: serde_json::Value = serde_json::from_str(&source.text)
+        .map_err(|e| format!("{}: malformed JSON at line {}, column {}: {e}", source.origin, e.line(), e.column()))?;
+    let graded = grade_results_file(&json, GradeOptions::default()).map_err(|e| format!("{}: {e}", source.origin))?;
+    let params = json.get("summary").and_then(|s| s.get("generation_params"));
+    let model = params.or(json.get("summary")).and_then(|p| p.get("model")).and_then(serde_json::Value::as_str).unwrap_or("").to_string();
+    Ok(SiteResults {
+        file: format!("results/{}.json", source.name),
+        name: source.name.clone(),
+        bytes: source.text.len() as u64,
+        samples: json.get("samples").and_then(serde_json::Value::as_array).map_or(0, Vec::len),
+        graded: graded.samples.len(),
+        correct: graded.samples.iter().filter(|s| s.grade.correct).count(),
+        model,
+        strategy: strategy_of(&json).unwrap_or_default(),
+    })
+}
+

@@ -1,6 +1,8 @@
 //! A static site's datasets: the index (`datasets/index.json`: one entry per dataset with its name, topology,
 //! family, sample count, size, generator and shards) and the shards themselves (JSONL, one sample record per
 //! line, `shard_size` samples each), so a browser opens a large dataset by fetching only the shard it shows.
+//! The index also lists results files published beside the datasets (`SiteResults`), each with its counts, model
+//! and strategy, so the Results page can list them before fetching one.
 //! `arbigraph site` writes them; the app reads the index through `SiteIndex::parse`. Pure text in, text out.
 
 use serde_json::{json, Map, Value as Json};
@@ -20,6 +22,26 @@ pub struct SiteIndex {
     /// What wrote the site.
     pub generator: String,
     pub datasets: Vec<SiteDataset>,
+    /// Results files published beside the datasets (an index without a `results` list has none).
+    pub results: Vec<SiteResults>,
+}
+
+/// One results file of a site: enough to list it before it is fetched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiteResults {
+    /// Its name: its file stem unless given. Links (`#/results?file=NAME`) name it.
+    pub name: String,
+    /// The file, relative to the index (`results/qwen_full.json`).
+    pub file: String,
+    pub bytes: u64,
+    /// Samples in the file, graded ones and those the run left unfinished alike.
+    pub samples: usize,
+    /// Graded samples and the correct ones among them.
+    pub graded: usize,
+    pub correct: usize,
+    /// The model and the context strategy the run used, empty when the file does not say.
+    pub model: String,
+    pub strategy: String,
 }
 
 /// One dataset of a site.
@@ -131,7 +153,15 @@ impl SiteIndex {
                 })
             })
             .collect();
-        json!({"index_version": INDEX_VERSION, "generator": self.generator, "datasets": datasets})
+        let results: Vec<Json> = self
+            .results
+            .iter()
+            .map(|r| {
+                json!({"name": r.name, "file": r.file, "bytes": r.bytes, "samples": r.samples, "graded": r.graded, "correct": r.correct,
+                    "model": r.model, "strategy": r.strategy})
+            })
+            .collect();
+        json!({"index_version": INDEX_VERSION, "generator": self.generator, "datasets": datasets, "results": results})
     }
 
     /// Reads an index file; every problem is reported with its JSON path.
@@ -184,8 +214,36 @@ impl SiteIndex {
                 }
             }
         }
+        let mut results = Vec::new();
+        match root.get("results") {
+            None => {}
+            Some(Json::Array(list)) => {
+                for (i, entry) in list.iter().enumerate() {
+                    let mut r = Reader { at: format!("results[{i}]"), json: entry, problems: &mut problems };
+                    let text = |key: &str| entry.get(key).and_then(Json::as_str).unwrap_or("").to_string();
+                    let file = SiteResults {
+                        name: r.string("name"),
+                        file: r.string("file"),
+                        bytes: r.count("bytes") as u64,
+                        samples: r.count("samples"),
+                        graded: r.count("graded"),
+                        correct: r.count("correct"),
+                        model: text("model"),
+                        strategy: text("strategy"),
+                    };
+                    if file.correct > file.graded || file.graded > file.samples {
+                        problems.push(format!("results[{i}]: {} correct of {} graded of {} samples cannot be", file.correct, file.graded, file.samples));
+                    }
+                    if results.iter().any(|f: &SiteResults| f.name == file.name) {
+                        problems.push(format!("results[{i}].name: `{}` is used twice", file.name));
+                    }
+                    results.push(file);
+                }
+            }
+            Some(_) => problems.push("results: not a list".to_string()),
+        }
         if problems.is_empty() {
-            Ok(SiteIndex { generator, datasets })
+            Ok(SiteIndex { generator, datasets, results })
         } else {
             Err(problems)
         }
@@ -267,9 +325,16 @@ mod tests {
         let shards: Vec<Shard> = shard_texts("l", &lines, 1000).into_iter().map(|(s, _)| s).collect();
         let dataset = describe("l", "l.jsonl", 10, None, &lines, shards);
         assert_eq!((dataset.topology.as_str(), dataset.family.as_str()), ("baseline", "mixed"));
-        let index = SiteIndex { generator: "arbigraph-studio test".into(), datasets: vec![dataset] };
+        let results = SiteResults {
+            name: "full".into(), file: "results/full.json".into(), bytes: 120, samples: 4, graded: 3, correct: 2, model: "m".into(), strategy: "full".into(),
+        };
+        let index = SiteIndex { generator: "arbigraph-studio test".into(), datasets: vec![dataset], results: vec![results] };
         let text = index.to_json().to_string();
-        assert_eq!(SiteIndex::parse(&text), Ok(index));
+        assert_eq!(SiteIndex::parse(&text), Ok(index.clone()));
+        // An index written before results were published reads as one without any.
+        let mut older = index.to_json();
+        older.as_object_mut().unwrap().remove("results");
+        assert_eq!(SiteIndex::from_json(&older), Ok(SiteIndex { results: Vec::new(), ..index }));
     }
 
     #[test]
@@ -283,6 +348,15 @@ mod tests {
         assert!(problems.contains(&"datasets[0].shards: cover 4 samples, the dataset has 5".to_string()), "{problems:?}");
         assert!(problems.contains(&"datasets[1].topology: missing or not a string".to_string()), "{problems:?}");
         assert!(problems.contains(&"datasets[1].name: `a` is used twice".to_string()), "{problems:?}");
+        let results = r#"{"index_version": 1, "datasets": [], "results": [
+            {"name": "r", "file": "results/r.json", "bytes": 1, "samples": 2, "graded": 3, "correct": 1},
+            {"name": "r", "file": "results/s.json", "bytes": 1, "samples": 2, "graded": 2}]}"#;
+        assert_eq!(SiteIndex::parse(results).unwrap_err(), vec![
+            "results[0]: 1 correct of 3 graded of 2 samples cannot be".to_string(),
+            "results[1].correct: missing or not a count".to_string(),
+            "results[1].name: `r` is used twice".to_string(),
+        ]);
+        assert_eq!(SiteIndex::parse(r#"{"index_version": 1, "datasets": [], "results": 3}"#).unwrap_err(), vec!["results: not a list"]);
         assert_eq!(SiteIndex::parse(r#"{"index_version": 9, "datasets": []}"#).unwrap_err(), vec!["index_version: 9 is not supported (this app reads version 1)"]);
         assert!(SiteIndex::parse("{").unwrap_err()[0].starts_with("datasets/index.json:1:1: malformed JSON"));
     }
