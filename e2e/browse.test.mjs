@@ -2,13 +2,14 @@
 // the progress bar advancing and no main-thread task over 100 ms; a run can be cancelled; the list of 10,000+
 // samples scrolls with only the visible rows in the DOM; a sample's link, opened in a fresh browser, shows the
 // prompt the native CLI writes; dropped and picked files open (a 50 MB one without freezing, a bad one with a
-// located message and nothing lost); a site built by `arbigraph site` is browsed from a sub-path with deep
+// located message and nothing lost); a site built by `arbigraph site` (with results files, listed and opened
+// by link on Results) is browsed from a sub-path with deep
 // links. Screenshots of each view, light and dark, land in target/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -335,8 +336,15 @@ test('a site built by arbigraph site is browsed from a sub-path, with deep links
   const dir = join(scratch, 'site');
   const chain = join(scratch, 'math_chain.json');
   arbigraph('generate', '--topology', 'chain', '--family', 'math', '--samples-per-target', '4', '--seed', '2', '-o', chain);
+  // Two results files published beside the datasets: the reference's and one of ours, 2 of 3 right.
+  const referenceResults = join(ROOT, 'tests/fixtures/reference/results_gsm_baseline.sample.json');
+  const mine = join(scratch, 'mine.json');
+  const answered = (idx, answer) => ({ prompt: 'Define task_1_input = 3.\nTask 1:\nCompute task_1_input + 4 and call the result task_1_out.\n', ground_truth: 7,
+    task_id: 0, task_name: 'AddTask', sample_idx: idx, agent_status: 'success', task_answers: { task_1_out: { answer, turn: 0 } } });
+  writeFileSync(mine, JSON.stringify({ summary: { generation_params: { model: 'tiny-model' } }, samples: [answered(0, '7'), answered(1, '8'), answered(2, '7')] }));
   arbigraph('site', '--out', dir, '--dist', DIST, '--shard-size', '50', '--dataset', chain,
-    '--dataset', `reference=${join(ROOT, 'tests/fixtures/reference/python_baseline.sample.json')}`);
+    '--dataset', `reference=${join(ROOT, 'tests/fixtures/reference/python_baseline.sample.json')}`,
+    '--results', `qwen=${referenceResults}`, '--results', mine);
   const site = await serveDir(dir, '/pub/benchmarks/');
   const visitor = await launch();
   try {
@@ -362,6 +370,35 @@ test('a site built by arbigraph site is browsed from a sub-path, with deep links
     await page.waitForSelector('[data-testid="prompt"]');
     assert.equal(await page.textContent('[data-testid="prompt"]'), prompt, 'the deep link opens the same sample');
     assert.equal(await page.textContent('[data-testid="prompt"]'), JSON.parse(readFileSync(chain, 'utf8')).samples[150].prompt);
+
+    // The site's results files are listed on Results, and a link opens one with a transcript, from the sub-path.
+    await page.goto(`${site.url}#/results`);
+    await page.waitForSelector('[data-testid="site-result"]');
+    const listed = await page.locator('[data-testid="site-result"]').evaluateAll((items) => items.map((li) => [li.dataset.name, li.textContent]));
+    const reference = JSON.parse(readFileSync(referenceResults, 'utf8'));
+    const right = reference.samples.filter((s) => s.correct === true).length;
+    assert.deepEqual(listed.map(([name]) => name), ['qwen', 'mine']);
+    assert.ok(listed[0][1].includes(reference.summary.generation_params.model), listed[0][1]);
+    assert.ok(listed[0][1].includes(`correct (${right} of ${reference.samples.length})`), listed[0][1]);
+    assert.match(listed[1][1], /^mine tiny-model · .*66\.7% correct \(2 of 3\) · 3 samples · [\d.]+ k?B$/);
+    await page.goto(`${site.url}#/results?file=mine&sample=1`);
+    await page.reload();
+    await page.waitForSelector('[data-testid="transcript"][data-index="1"]');
+    assert.match(await page.textContent('#page-results'), /showing mine/);
+    assert.equal(await page.textContent('[data-testid="transcript-verdict"]'), 'wrong', 'sample 1 answered 8 for 7');
+    assert.equal(await page.textContent('[data-testid="transcript-count"]'), '3 samples');
+    assert.equal(await page.getAttribute('[data-testid="site-result"][data-name="mine"] a', 'aria-current'), 'true');
+    await shoot(page, 'results-site');
+    // Following another file's link shows it instead.
+    await page.click('[data-testid="site-result"][data-name="qwen"] a');
+    await page.waitForFunction(() => /showing qwen/.test(document.querySelector('#page-results').textContent));
+    await page.waitForFunction((n) => document.querySelector('[data-testid="transcript-count"]')?.textContent === `${n} samples`, reference.samples.length);
+    assert.equal(await page.locator('svg[data-testid="accuracy-chart"]').count(), 1);
+    // A link to a file the site does not publish says which it does.
+    await page.goto(`${site.url}#/results?file=nope`);
+    await page.reload();
+    await page.waitForSelector('.error-view');
+    assert.equal(await page.textContent('.error-view'), 'the link names results file `nope`, which this site does not publish (it has `qwen`, `mine`)');
     assert.deepEqual(errors, []);
   } finally {
     await visitor.context.close();

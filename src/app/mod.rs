@@ -31,6 +31,7 @@ pub mod partial_run;
 pub mod plan;
 pub mod roles;
 pub mod run_board;
+pub mod results_data;
 pub mod run_settings;
 pub mod store;
 pub mod stored_run;

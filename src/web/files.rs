@@ -7,15 +7,16 @@ use wasm_bindgen::JsCast;
 /// The text of the first file picked in the input that fired `event`.
 pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), String> {
     let file = picked_file(event).ok_or("no file picked")?;
-    let name = file.name();
-    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {name}: {e:?}"))?;
-    Ok((name, text.as_string().unwrap_or_default()))
+    Ok((file.name(), file_text(&file).await?))
 }
 
-/// The text of a file (picked or dropped).
+/// The text of a file (picked or dropped). Its bytes are copied into the app in one piece and checked as UTF-8
+/// here: a file that is not UTF-8 text is refused with the place of its first bad byte (the browser's own
+/// decoding would replace bad bytes silently), and a large file skips a round trip through a JavaScript string.
 pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
-    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
-    text.as_string().ok_or_else(|| format!("cannot read {}: not text", file.name()))
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+    String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text (byte {} is not valid UTF-8)", file.name(), e.utf8_error().valid_up_to()))
 }
 
 /// Every file picked in the (multiple) input that fired `event`, as (name, text), in the order given.

@@ -5,5 +5,6 @@ pub mod download;
 pub mod fetch_backend;
 pub mod files;
 pub mod local_storage;
+pub mod soon;
 pub mod storage;
 pub mod worker;

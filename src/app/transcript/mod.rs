@@ -144,32 +144,39 @@ pub fn verdict_of(sample: &Json, index: usize) -> Verdict {
 /// The list of a results file: one row per entry of `samples` (none when there is no such list).
 pub fn sample_rows(results: &Json) -> Vec<SampleRow> {
     let Some(samples) = results.get("samples").and_then(Json::as_array) else { return Vec::new() };
-    let mut rows: Vec<SampleRow> = samples
-        .iter()
-        .enumerate()
-        .map(|(index, sample)| SampleRow {
-            index,
-            verdict: verdict_of(sample, index),
-            status: text(sample, "agent_status").unwrap_or_default(),
-            target: text(sample, "task_name").unwrap_or_default(),
-            topology: topology_of(sample),
-            turns: sample.get("agent_turns").and_then(Json::as_u64),
-            tokens: Tokens::of(sample),
-            consistency: None,
-        })
-        .collect();
-    if samples.iter().any(|s| epoch_of(s) > 0) {
-        // Correct out of finished attempts per instance.
-        let keys: Vec<String> = samples.iter().enumerate().map(|(i, s)| instance_key(s).unwrap_or_else(|| format!("#{i}"))).collect();
-        let finished = rows.iter().zip(&keys).filter(|(row, _)| row.verdict != Verdict::Unfinished);
-        let tally: HashMap<String, (usize, usize)> =
-            tally_attempts(finished.map(|(row, key)| (key.clone(), row.verdict == Verdict::Correct))).into_iter().map(|c| (c.instance, (c.correct, c.attempts))).collect();
-        for ((row, key), sample) in rows.iter_mut().zip(&keys).zip(samples) {
-            let (correct, attempts) = tally.get(key).copied().unwrap_or_default();
-            row.consistency = Some((epoch_of(sample), correct, attempts));
-        }
-    }
+    let mut rows: Vec<SampleRow> = samples.iter().enumerate().map(|(index, sample)| sample_row(index, sample)).collect();
+    add_consistency(&mut rows, samples);
     rows
+}
+
+/// The list's row of sample `index`, without its consistency (`add_consistency` adds it over the whole list).
+pub fn sample_row(index: usize, sample: &Json) -> SampleRow {
+    SampleRow {
+        index,
+        verdict: verdict_of(sample, index),
+        status: text(sample, "agent_status").unwrap_or_default(),
+        target: text(sample, "task_name").unwrap_or_default(),
+        topology: topology_of(sample),
+        turns: sample.get("agent_turns").and_then(Json::as_u64),
+        tokens: Tokens::of(sample),
+        consistency: None,
+    }
+}
+
+/// In a run of several epochs, each row's epoch and its instance's correct attempts out of its finished ones;
+/// `rows` and `samples` are the whole list, in file order. Nothing changes in a run of one epoch.
+pub fn add_consistency(rows: &mut [SampleRow], samples: &[Json]) {
+    if !samples.iter().any(|s| epoch_of(s) > 0) {
+        return;
+    }
+    let keys: Vec<String> = samples.iter().enumerate().map(|(i, s)| instance_key(s).unwrap_or_else(|| format!("#{i}"))).collect();
+    let finished = rows.iter().zip(&keys).filter(|(row, _)| row.verdict != Verdict::Unfinished);
+    let tally: HashMap<String, (usize, usize)> =
+        tally_attempts(finished.map(|(row, key)| (key.clone(), row.verdict == Verdict::Correct))).into_iter().map(|c| (c.instance, (c.correct, c.attempts))).collect();
+    for ((row, key), sample) in rows.iter_mut().zip(&keys).zip(samples) {
+        let (correct, attempts) = tally.get(key).copied().unwrap_or_default();
+        row.consistency = Some((epoch_of(sample), correct, attempts));
+    }
 }
 
 /// The list's filters; the default keeps everything.

@@ -79,25 +79,38 @@ pub fn results_samples(file: &Value) -> Result<&[Value], ResultsError> {
     Ok(samples)
 }
 
+/// The dataset mode a results file's summary records ("" when it records none): how families are named.
+pub fn results_mode(file: &Value) -> &str {
+    file.get("summary").and_then(|s| s.get("dataset_mode").or_else(|| s.get("mode"))).and_then(Value::as_str).unwrap_or("")
+}
+
 /// Grades every sample of a results file.
 pub fn grade_results_file(file: &Value, options: GradeOptions) -> Result<GradedFile, ResultsError> {
     let samples = results_samples(file)?;
-    let mode = file.get("summary").and_then(|s| s.get("dataset_mode").or_else(|| s.get("mode"))).and_then(Value::as_str).unwrap_or("");
+    let mode = results_mode(file);
     let mut graded = GradedFile::default();
     for (index, sample) in samples.iter().enumerate() {
+        graded.add(index, sample, mode, options);
+    }
+    Ok(graded)
+}
+
+impl GradedFile {
+    /// Grades sample `index` of a file of dataset mode `mode` into this file's tally (samples are added in file
+    /// order, so a file can be graded a slice at a time).
+    pub fn add(&mut self, index: usize, sample: &Value, mode: &str, options: GradeOptions) {
         if !is_finished(sample) {
-            graded.unfinished += 1;
-            continue;
+            self.unfinished += 1;
+            return;
         }
         match grade_result_sample(sample, index, options.replay, options.lenient) {
             Ok((grade, answers)) => {
                 let outcome = outcome_of(sample, mode, &grade);
-                graded.samples.push(GradedSample { index, grade, answers, outcome, key: key_of(sample), epoch: epoch_of(sample) });
+                self.samples.push(GradedSample { index, grade, answers, outcome, key: key_of(sample), epoch: epoch_of(sample) });
             }
-            Err(e) => graded.unreadable.push((index, e.to_string())),
+            Err(e) => self.unreadable.push((index, e.to_string())),
         }
     }
-    Ok(graded)
 }
 
 /// The metrics input of one results sample: its stored fields and its (re-)grade.
@@ -135,6 +148,8 @@ pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
             let completion = r.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0);
             cost.calls += 1;
             cost.total_tokens += prompt + completion;
+            cost.prompt_tokens += prompt;
+            cost.completion_tokens += completion;
             if r.get("kind").and_then(Value::as_str).unwrap_or("turn") == "turn" {
                 cost.turn_prompt_tokens.push(prompt);
             } else {
@@ -151,6 +166,8 @@ pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
         calls: sample.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) + auxiliary_calls,
         auxiliary_calls,
         total_tokens: n("prompt_tokens") + n("completion_tokens") + n("auxiliary_prompt_tokens") + n("auxiliary_completion_tokens"),
+        prompt_tokens: n("prompt_tokens") + n("auxiliary_prompt_tokens"),
+        completion_tokens: n("completion_tokens") + n("auxiliary_completion_tokens"),
     })
 }
 
@@ -325,11 +342,15 @@ mod tests {
         ]);
         let cost = sample_cost(&a).unwrap();
         assert_eq!((cost.turn_prompt_tokens.clone(), cost.calls, cost.auxiliary_calls, cost.total_tokens), (vec![100, 60], 3, 1, 225));
+        assert_eq!((cost.prompt_tokens, cost.completion_tokens), (210, 15), "the summary call's tokens count, priced as input and output");
         assert_eq!(context_curve(&a), vec![(0, 100), (1, 60)]);
         let mut b = sample(1, "success", "7");
         b["usage"] = json!({"prompt_tokens": 40, "completion_tokens": 2});
         b["agent_turns"] = json!(2);
         assert_eq!(sample_cost(&b).map(|c| (c.calls, c.total_tokens, c.turn_prompt_tokens.is_empty())), Some((2, 42, true)));
+        b["usage"]["auxiliary_prompt_tokens"] = json!(7);
+        b["usage"]["auxiliary_completion_tokens"] = json!(1);
+        assert_eq!(sample_cost(&b).map(|c| (c.total_tokens, c.prompt_tokens, c.completion_tokens)), Some((50, 47, 3)));
         let file = json!({"summary": {"generation_params": {"strategy": "acg", "acg_budget_tokens": 3000}}, "samples": [a.clone(), b]});
         assert_eq!(strategy_of(&file).as_deref(), Some("acg-lite:budget_tokens=3000"));
         assert_eq!(mean_context_curve(&file), vec![(0, 100.0, 1), (1, 60.0, 1)]);

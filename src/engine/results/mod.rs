@@ -12,7 +12,7 @@ mod summary;
 
 pub use epochs::{epoch_of, epoch_report, expand_epochs, tally_attempts, with_epoch, EpochReport, InstanceConsistency};
 pub use grading::{
-    compare_many, instance_key, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, results_samples, sample_cost, strategy_of, GradeOptions, GradedFile,
+    compare_many, instance_key, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, results_mode, results_samples, sample_cost, strategy_of, GradeOptions, GradedFile,
     GradedSample, PairedBy, ResultsError, Run, RunComparison,
 };
 pub use record::{is_finished, requests_json, result_sample, transcript_json};

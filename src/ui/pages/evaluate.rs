@@ -2,12 +2,13 @@
 //! loaded dataset file, with any context strategy of the registry; watch progress; export the results JSON. The loop, the
 //! retries and the results file are the engine's (`agent::run_episode`, `results`); this page supplies fetch.
 
-mod budget;
+pub(super) mod budget;
 mod check;
 mod run;
 mod runs;
 mod settings;
 mod strategy;
+mod table;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -28,6 +29,7 @@ use crate::app::run_board::{is_failed, Row};
 use crate::app::stored_run::{latest_unfinished, RunSpec};
 use run::RunView;
 use runs::RunList;
+use table::RunTable;
 use crate::ui::state::{with_registry, AppState};
 use crate::web::download::download_text;
 use crate::web::fetch_backend::RunControl;
@@ -63,7 +65,8 @@ pub fn EvaluatePage() -> impl IntoView {
     // The run this page started last (the run list marks it while it goes).
     let current: RwSignal<Option<String>> = RwSignal::new(None);
     let live_text = RwSignal::new(std::collections::BTreeMap::new());
-    let view_of_run = RunView { rows, live, running, results: state.results, revision, notice, live_text };
+    let started = RwSignal::new(0u64);
+    let view_of_run = RunView { rows, live, running, results: state.results, revision, notice, live_text, started };
     let control = StoredValue::new_local(RunControl::default());
     let error = RwSignal::new(String::new());
 
@@ -195,7 +198,7 @@ pub fn EvaluatePage() -> impl IntoView {
 
     let download = move |_| {
         if let Some(results) = state.results.get_untracked() {
-            match download_text("results.json", "application/json", &to_pretty_string(&results)) {
+            match download_text("results.json", "application/json", &to_pretty_string(results.json())) {
                 Ok(()) => error.set(String::new()),
                 Err(e) => error.set(e.to_string()),
             }
@@ -284,34 +287,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
             <p class="muted" data-testid="run-stats">{move || progress_line(&live.get())}</p>
             {move || (!notice.get().is_empty()).then(|| view! { <p class="eval-resume" role="status" data-testid="run-notice">{notice.get()}</p> })}
-            <table id="eval-rows">
-                <thead><tr><th>"#"</th><th>"target"</th><th>"status"</th><th>"turns"</th><th>"correct"</th></tr></thead>
-                <tbody>
-                    // Keyed by what a row shows: a finished sample redraws its own row only, so a long run stays light.
-                    <For each=move || rows.get() key=|r| (r.index, r.status.clone(), r.correct, r.turns) let:r>
-                        {
-                            let (status, index, finished) = (r.status.clone(), r.index, r.correct.is_some());
-                            view! {
-                                // A finished sample opens its transcript on Results.
-                                <tr class="eval-row" data-testid="sample-row" data-status=status class:eval-row--done=finished on:click=move |_| {
-                                    if finished {
-                                        let _ = window().location().set_hash(&format!("/results?sample={index}"));
-                                    }
-                                }>
-                                    <td>{if finished {
-                                        view! { <a href=format!("#/results?sample={index}") data-testid="sample-transcript" title="read its transcript on Results">{index}</a> }.into_any()
-                                    } else {
-                                        view! { <span>{index}</span> }.into_any()
-                                    }}</td><td>{r.task}</td><td class="eval-status">{r.status}
-                                        {(!finished).then(|| move || live_text.with(|m| m.get(&index).map(|text| view! { <span class="eval-live" data-testid="live-text">{text.clone()}</span> })))}
-                                    </td><td>{r.turns}</td>
-                                    <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
-                                </tr>
-                            }
-                        }
-                    </For>
-                </tbody>
-            </table>
+            <RunTable rows=rows live_text=live_text started=started />
             </Show>
             <p id="eval-done" class="muted">{move || if !running.get() && rows.with(|r| !r.is_empty()) { if rows.with(|r| r.iter().all(|row| row.correct.is_some())) { "finished" } else { "stopped" } } else { "" }}</p>
             <RunList revision=revision running=running current=Signal::derive(move || if running.get() { current.get() } else { None }) on_resume=on_resume on_retry_failed=on_retry_failed />

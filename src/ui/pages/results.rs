@@ -5,22 +5,29 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::app::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
+use crate::app::results_data::{Opening, ResultsData, Step};
 use crate::app::transcript::heat_map;
 use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, summarise, GroupCost};
-use crate::engine::results::{epoch_report, grade_results_file, results_samples, GradeOptions};
+use crate::engine::results::epoch_report;
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
 use crate::web::download::download_text;
-use crate::web::files::picked_text;
+use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
+use crate::ui::state::SiteStatus;
+use crate::web::files::{fetch_text, picked_text};
 
 mod compare;
 mod samples;
+mod site;
 mod transcript;
 use compare::CompareRuns;
+use site::SiteResultsList;
 use samples::SampleList;
 use transcript::TranscriptPanel;
 
@@ -41,10 +48,27 @@ fn ChartFigure(svg: String, file: &'static str, testid: &'static str, caption: &
     }
 }
 
+/// The value of `key` in the page's link (`#/results?file=run&sample=3`).
+fn linked(key: &str) -> Option<String> {
+    let hash = window().location().hash().ok()?;
+    crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
 /// The sample a link asks for (`#/results?sample=3`).
 fn linked_sample() -> Option<usize> {
-    let hash = window().location().hash().ok()?;
-    crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == "sample").and_then(|(_, v)| v.parse().ok())
+    linked("sample").and_then(|v| v.parse().ok())
+}
+
+/// The file (relative to the index) of the site's results file `name`, or why there is none.
+fn site_results(index: &SiteIndex, name: &str) -> Result<String, String> {
+    match index.results.iter().find(|r| r.name == name) {
+        Some(entry) => Ok(entry.file.clone()),
+        None if index.results.is_empty() => Err(format!("the link names results file `{name}`, but this site publishes none")),
+        None => Err(format!(
+            "the link names results file `{name}`, which this site does not publish (it has {})",
+            index.results.iter().map(|r| format!("`{}`", r.name)).collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
 
 /// What the metrics part of the page shows: the note on unfinished samples, the metrics table, the accuracy
@@ -65,8 +89,9 @@ struct Shown {
 }
 
 /// Grades every sample as stored (no replay) and makes what the metrics part shows.
-fn metrics_text(results: &Value, state: RunState) -> Result<Shown, String> {
-    let graded = grade_results_file(results, GradeOptions::default()).map_err(|e| e.to_string())?;
+fn metrics_text(data: &ResultsData, state: RunState) -> Result<Shown, String> {
+    let results = data.json();
+    let graded = data.graded().file.as_ref().map_err(Clone::clone)?;
     let total = results.get("samples").and_then(Value::as_array).map_or(0, Vec::len);
     let note = unfinished_note(graded.unfinished, total, state);
     // A run with nothing finished has no figures to show, only the note.
@@ -86,7 +111,7 @@ fn metrics_text(results: &Value, state: RunState) -> Result<Shown, String> {
     .into_iter()
     .filter_map(|(svg, file, testid, caption)| Some((svg?, file, testid, caption)))
     .collect();
-    let epochs = epoch_report(results, &graded).map(|report| report.headline());
+    let epochs = epoch_report(results, graded).map(|report| report.headline());
     let heat = results.get("samples").and_then(Value::as_array).and_then(|samples| heat_map(samples, &metrics.nodes));
     Ok(Shown { note, text, chart, breaks, epochs, heat, costs, csv })
 }
@@ -100,34 +125,92 @@ pub fn ResultsPage() -> impl IntoView {
     // The sample whose transcript is open; a link's sample is also scrolled to once it is drawn.
     let open: RwSignal<Option<usize>> = RwSignal::new(linked_sample());
     let reveal = RwSignal::new(open.get_untracked().is_some());
+    // A results file of the site a link names (`#/results?file=NAME`), until it is fetched.
+    let wanted: RwSignal<Option<String>> = RwSignal::new(linked("file"));
     let follow = window_event_listener(leptos::ev::hashchange, move |_| {
-        if let Some(index) = linked_sample() {
+        if let Some(name) = linked("file").filter(|name| *name != source.get_untracked()) {
+            wanted.set(Some(name));
+        } else if let Some(index) = linked_sample() {
             open.set(Some(index));
             reveal.set(true);
         }
     });
     on_cleanup(move || follow.remove());
+    // The file being opened (its name, and units done of total); a newer one abandons it.
+    let opening: RwSignal<Option<(String, usize, usize)>> = RwSignal::new(None);
+    let generation = StoredValue::new(0u64);
+    // Opens a file's text a slice at a time and shows it with the transcript of `sample` open. A file that is not
+    // a results file is refused with its name; what was shown stays.
+    let open_text = move |name: String, text: String, sample: Option<usize>| {
+        generation.update_value(|g| *g += 1);
+        let id = generation.get_value();
+        error.set(String::new());
+        opening.set(Some((name.clone(), 0, 0)));
+        open_in_slices(Opening::new(name.clone(), text), move |step| {
+            if generation.get_value() != id {
+                return false;
+            }
+            match step {
+                Step::Working { done, total } => opening.set(Some((name.clone(), done, total))),
+                Step::Failed(e) => {
+                    opening.set(None);
+                    error.set(e);
+                }
+                Step::Opened(data) => {
+                    opening.set(None);
+                    source.set(name.clone());
+                    open.set(sample);
+                    reveal.set(sample.is_some());
+                    state.results.set(Some(Arc::new(*data)));
+                }
+            }
+            true
+        });
+    };
     let load = move |ev: leptos::ev::Event| {
+        // A file picked while another is read abandons it.
+        generation.update_value(|g| *g += 1);
+        let id = generation.get_value();
         spawn_local(async move {
             match picked_text(&ev).await {
-                Ok((name, text)) => match serde_json::from_str::<Value>(&text) {
-                    // A file that is not a results file is refused with its name; what was shown stays. The
-                    // metrics grade it once it is shown.
-                    Ok(json) => match results_samples(&json).map(drop) {
-                        Ok(_) => {
-                            error.set(String::new());
-                            source.set(name);
-                            open.set(None);
-                            state.results.set(Some(json));
-                        }
-                        Err(e) => error.set(format!("{name}: {e}")),
-                    },
-                    Err(e) => error.set(format!("{name}: malformed JSON at line {}, column {}: {e}", e.line(), e.column())),
-                },
+                Ok((name, text)) if generation.get_value() == id => open_text(name, text, None),
+                Ok(_) => {}
                 Err(e) => error.set(e),
             }
         });
     };
+    // A link's file is fetched once the site's index is read.
+    Effect::new(move |_| {
+        let Some(name) = wanted.get() else { return };
+        let found = state.browse.site.with(|site| match site {
+            SiteStatus::Looking => None,
+            SiteStatus::Found(index) => Some(site_results(index, &name)),
+            SiteStatus::Absent => Some(Err(format!("the link names results file `{name}` of a site, but this page has no site index ({INDEX_PATH})"))),
+            SiteStatus::Broken(_) => Some(Err(format!("the link names results file `{name}`, but the site's index is broken (see Browse)"))),
+        });
+        let Some(found) = found else { return };
+        wanted.set(None);
+        match found {
+            Err(e) => error.set(e),
+            Ok(file) => {
+                generation.update_value(|g| *g += 1);
+                opening.set(Some((name.clone(), 0, 0)));
+                spawn_local(async move {
+                    match fetch_text(&format!("datasets/{file}")).await {
+                        Ok(Some(text)) => open_text(name, text, linked_sample()),
+                        Ok(None) => {
+                            opening.set(None);
+                            error.set(format!("results file `{name}`: datasets/{file} is listed but missing from the site"));
+                        }
+                        Err(e) => {
+                            opening.set(None);
+                            error.set(format!("results file `{name}`: {e}"));
+                        }
+                    }
+                });
+            }
+        }
+    });
     view! {
         <section class="page page-results" id="page-results">
             <h1>"Results"</h1>
@@ -136,7 +219,14 @@ pub fn ResultsPage() -> impl IntoView {
                 <input id="results-file" data-testid="results-file" type="file" accept=".json" on:change=load />
                 <span class="muted">{move || if source.get().is_empty() { String::new() } else { format!(" showing {}", source.get()) }}</span>
             </p>
+            {move || opening.get().map(|(name, done, total)| view! {
+                <p class="results-opening" data-testid="results-opening" role="status">
+                    <progress max=total.max(1) value=done></progress>
+                    {format!(" Opening {name}: {}", if total == 0 { "reading the file…".to_string() } else { format!("{}%", done * 100 / total.max(1)) })}
+                </p>
+            })}
             <ErrorView message=Signal::derive(move || error.get()) />
+            <SiteResultsList shown=source />
             {move || {
                 let run_state = if state.evaluation.running.get() { RunState::Running } else { RunState::Stopped };
                 match state.results.with(|results| results.as_ref().map(|results| metrics_text(results, run_state))) {
@@ -181,3 +271,20 @@ pub fn ResultsPage() -> impl IntoView {
         </section>
     }
 }
+
+/// Longest slice of opening a file, in milliseconds: under the 50 ms a task may take before the browser counts
+/// it as long, so input and painting go on while a large file opens.
+const SLICE_MS: f64 = 40.0;
+
+/// Opens a file one slice per task, handing each slice's step to `report`; stops when `report` returns false
+/// (a newer file was picked) or the opening ends.
+fn open_in_slices(mut opening: Opening, mut report: impl FnMut(Step) -> bool + 'static) {
+    let now = js_sys::Date::now;
+    let deadline = now() + SLICE_MS;
+    let step = opening.step(&mut || now() < deadline);
+    let working = matches!(step, Step::Working { .. });
+    if report(step) && working {
+        crate::web::soon::soon(move || open_in_slices(opening, report));
+    }
+}
+

@@ -38,7 +38,7 @@ pub struct AppState {
     /// Evaluate.
     pub evaluation: EvaluationState,
     /// The latest results file made or loaded in this tab (reference layout), if any.
-    pub results: RwSignal<Option<serde_json::Value>>,
+    pub results: RwSignal<Option<std::sync::Arc<crate::app::results_data::ResultsData>>>,
 }
 
 impl AppState {

@@ -7,12 +7,14 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
 use crate::app::live::Live;
 use crate::app::partial_run::run_samples;
+use crate::app::results_data::ResultsData;
 use crate::app::run_board::{lanes, mark_waiting, tally, Queue, Row};
 use crate::app::stored_run::RunSpec;
 use crate::engine::agent::openai_wire::{parse_reply, StreamDelta};
@@ -34,13 +36,15 @@ pub struct RunView {
     /// True while a run goes.
     pub running: RwSignal<bool>,
     /// The run's results file so far (unfinished samples marked `in_progress`).
-    pub results: RwSignal<Option<Value>>,
+    pub results: RwSignal<Option<Arc<ResultsData>>>,
     /// Bumped whenever the store's runs change, so the run list reads them again.
     pub revision: RwSignal<u64>,
     /// Why the run stopped itself (a spent budget), shown under the progress line.
     pub notice: RwSignal<String>,
     /// The text of each running sample's reply as it streams in (the latest request's); empty unless streaming.
     pub live_text: RwSignal<BTreeMap<usize, String>>,
+    /// Bumped when a run lays out its rows, so the table draws them afresh, a chunk per frame.
+    pub started: RwSignal<u64>,
 }
 
 /// Characters of a streaming reply the row keeps (its end).
@@ -90,10 +94,11 @@ pub async fn stored_results_file(store: &Store, spec: &RunSpec) -> Result<Value,
 /// Runs `spec` (fresh, or resumed from the store): finished samples keep their stored result, a sample cut short
 /// continues from its last stored reply, the rest run from the start. Returns once every lane has stopped.
 pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, view: RunView, control: RunControl) {
-    let RunView { rows, live, running, results, revision, notice, live_text } = view;
+    let RunView { rows, live, running, results, revision, notice, live_text, started: run_started } = view;
     live_text.set(BTreeMap::new());
     notice.set(String::new());
     rows.set(spec.samples.iter().enumerate().map(|(i, s)| Row::queued(i, s)).collect());
+    run_started.update(|n| *n += 1);
     running.set(true);
     let started = js_sys::Date::now();
     // Plain shared cells, not reactive values: the run outlives the page that started it.
@@ -154,7 +159,7 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
         revision.update(|r| *r += 1);
     }
     rows.update(|r| r.iter_mut().zip(&finished).for_each(|(row, result)| if let Some(result) = result { row.finish(result) }));
-    results.set(Some(header.results_file(run_samples(&samples, &finished))));
+    results.set(Some(ResultsData::shared(header.results_file(run_samples(&samples, &finished)))));
     done_before.set(Some(finished.iter().filter(|f| f.is_some()).count()));
     tick();
 
@@ -213,14 +218,14 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
             // end): rebuilding it per sample would make a long run quadratic.
             if js_sys::Date::now() - last_file.get() >= RESULTS_EVERY_MS {
                 last_file.set(js_sys::Date::now());
-                results.set(Some(header.results_file(run_samples(&samples, &board.borrow().finished))));
+                results.set(Some(ResultsData::shared(header.results_file(run_samples(&samples, &board.borrow().finished)))));
             }
             tick();
         }
     };
     futures::future::join_all((0..lane_count).map(|_| lane())).await;
 
-    results.set(Some(header.results_file(run_samples(&samples, &board.borrow().finished))));
+    results.set(Some(ResultsData::shared(header.results_file(run_samples(&samples, &board.borrow().finished)))));
     let all_done = board.borrow().finished.iter().all(Option::is_some);
     if !all_done {
         rows.update(|r| mark_waiting(r, "not run"));

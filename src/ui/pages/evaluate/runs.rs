@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::app::results_data::ResultsData;
 use crate::app::run_board::{checked_name, newest_first, summarize, RunSummary};
 use crate::app::stored_run::RunSpec;
 use crate::ui::state::AppState;
@@ -69,7 +70,7 @@ pub fn RunList(revision: RwSignal<u64>, running: RwSignal<bool>, current: Signal
             };
             match file.await {
                 Ok(file) => {
-                    state.results.set(Some(file));
+                    state.results.set(Some(ResultsData::shared(file)));
                     let _ = window().location().set_hash("/results");
                 }
                 Err(e) => problem.set(e),

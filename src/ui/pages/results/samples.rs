@@ -4,6 +4,7 @@
 //! `data-status`) open the sample's transcript on click, or on Enter once selected with the arrow keys. Rows
 //! and filtering are `app::transcript`; the window maths is `app::list_window`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::html::Div;
@@ -11,7 +12,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::app::list_window::{ListGeometry, ListKey};
-use crate::app::transcript::{count_line, filter_rows, grouped, sample_rows, RowFilter, SampleRow, Search, Verdict};
+use crate::app::results_data::ResultsData;
+use crate::app::transcript::{count_line, filter_rows, grouped, RowFilter, SampleRow, Search, Verdict};
 use crate::ui::state::AppState;
 
 /// Row height in pixels (`.tx-row` in results.css).
@@ -23,8 +25,8 @@ const OVERSCAN: usize = 6;
 /// How long typing may pause before the search runs.
 const SEARCH_PAUSE: Duration = Duration::from_millis(150);
 
-fn samples_of(results: &Option<Value>) -> &[Value] {
-    results.as_ref().and_then(|r| r.get("samples")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+fn samples_of(results: &Option<Arc<ResultsData>>) -> &[Value] {
+    results.as_ref().and_then(|r| r.json().get("samples")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 /// Text read per slice of a search (a few milliseconds of work in an optimised build).
@@ -69,7 +71,7 @@ fn set_if_changed(kept: RwSignal<Vec<usize>>, positions: Vec<usize>) {
 #[component]
 pub fn SampleList(open: RwSignal<Option<usize>>) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let rows: Memo<Vec<SampleRow>> = Memo::new(move |_| state.results.with(|r| r.as_ref().map(sample_rows).unwrap_or_default()));
+    let rows: Memo<Vec<SampleRow>> = Memo::new(move |_| state.results.with(|r| r.as_ref().map(|r| r.graded().rows.clone()).unwrap_or_default()));
     let filter = RwSignal::new(RowFilter::default());
     let kept: RwSignal<Vec<usize>> = RwSignal::new(Vec::new());
     let searching: RwSignal<Option<usize>> = RwSignal::new(None);

@@ -23,7 +23,7 @@ pub fn TranscriptPanel(open: RwSignal<Option<usize>>, reveal: RwSignal<bool>) ->
     let state = expect_context::<AppState>();
     let transcript: Memo<Option<Transcript>> = Memo::new(move |_| {
         let index = open.get()?;
-        state.results.with(|r| r.as_ref()?.get("samples")?.as_array()?.get(index).map(|sample| transcript_of(sample, index)))
+        state.results.with(|r| r.as_ref()?.json().get("samples")?.as_array()?.get(index).map(|sample| transcript_of(sample, index)))
     });
     move || transcript.get().map(|t| view! { <TranscriptView transcript=t open=open reveal=reveal /> })
 }
