@@ -126,6 +126,28 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   assert.match(rows[1][4], /^-75\.0 pts \(p 0\.2500\)$/, 'paired McNemar against the first run');
   assert.match(rows[2][4], /^-25\.0 pts \(p 1\.0000\)$/);
   assert.deepEqual(rows.map((r) => r[6]), ['1100', '300', '500'], 'peak prompt tokens per run');
+  // Tokens and cost: per sample full sends 300 + 700 + 1,100 prompt tokens, window 3 × 300, graph 300 + 400 + 500,
+  // each 3 × 20 completion tokens. Costs show once prices are typed, and the prices are Evaluate's too.
+  const costRows = () => page.locator('[data-testid="compare-cost-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  assert.deepEqual((await costRows()).map((r) => r.slice(0, 6)), [
+    ['full.json', '4', '8,400', '240', '2,160', 'baseline'],
+    ['window.json', '4', '3,600', '240', '960', '-1,200 (-55.6%)'],
+    ['graph.json', '4', '4,800', '240', '1,260', '-900 (-41.7%)'],
+  ]);
+  assert.deepEqual((await costRows()).map((r) => r.slice(6)), [['–', '–', '–'], ['–', '–', '–'], ['–', '–', '–']], 'no prices, no costs');
+  await page.fill('[data-testid="compare-price-in"]', '3');
+  await page.fill('[data-testid="compare-price-out"]', '15');
+  await page.locator('[data-testid="compare-price-out"]').press('Tab');
+  await page.waitForFunction(() => document.querySelector('[data-testid="compare-cost-row"]').cells[7].textContent !== '–');
+  assert.deepEqual((await costRows()).map((r) => r.slice(6)), [
+    ['$0.03', '$0.0072', 'baseline'],
+    ['$0.01', '$0.0036', '-$0.0036 (-50.0%)'],
+    ['$0.02', '$0.0045', '-$0.0027 (-37.5%)'],
+  ]);
+  await page.fill('[data-testid="compare-price-in"]', '-1');
+  await page.locator('[data-testid="compare-price-in"]').press('Tab');
+  await page.waitForSelector('.results-compare [role="alert"]');
+  assert.equal((await costRows())[1][7], '$0.0036', 'a refused price leaves the costs shown');
   // One curve per run; the growing run climbs, the windowed one stays flat.
   const curves = await page.locator('[data-testid="context-curves"] .chart-curve').evaluateAll((gs) => gs.map((g) => [g.dataset.run, g.querySelectorAll('circle').length,
     g.querySelector('polyline').getAttribute('points').split(' ').map((p) => Number(p.split(',')[1]))]));

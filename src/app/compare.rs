@@ -6,6 +6,8 @@
 use serde_json::Value;
 
 use crate::app::charts::{context_curves, mean_per_turn};
+use crate::app::estimate::{money, Spend};
+use crate::app::transcript::grouped;
 use crate::engine::grade::metrics::comparison_cells;
 use crate::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
 
@@ -23,6 +25,80 @@ pub struct CompareTable {
     /// Accuracy per topology: a header (`topology`, then each run) and one row per topology, each cell the run's
     /// accuracy and, after the baseline, its difference from the baseline in points. Empty for one topology.
     pub by_topology: (Vec<String>, Vec<Vec<String>>),
+    /// What each run spent, in file order (the baseline first); `spend_table` prices it.
+    pub spend: Vec<RunSpend>,
+}
+
+/// The tokens a run spent, over its graded samples that record them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSpend {
+    pub label: String,
+    /// Graded samples that record their tokens.
+    pub samples: usize,
+    /// Their prompt tokens (input), auxiliary calls included.
+    pub prompt_tokens: u64,
+    /// Their completion tokens (output), auxiliary calls included.
+    pub completion_tokens: u64,
+}
+
+impl RunSpend {
+    fn of(label: &str, graded: &GradedFile) -> RunSpend {
+        let costs: Vec<_> = graded.samples.iter().filter_map(|s| s.outcome.cost.as_ref()).collect();
+        RunSpend {
+            label: label.to_string(),
+            samples: costs.len(),
+            prompt_tokens: costs.iter().map(|c| c.prompt_tokens).sum(),
+            completion_tokens: costs.iter().map(|c| c.completion_tokens).sum(),
+        }
+    }
+
+    /// Mean tokens and mean cost (at `spend`'s prices, when it has some) per sample; `None` without samples.
+    fn per_sample(&self, spend: &Spend) -> Option<(f64, Option<f64>)> {
+        let n = self.samples as f64;
+        (self.samples > 0).then(|| {
+            let tokens = (self.prompt_tokens + self.completion_tokens) as f64 / n;
+            (tokens, spend.priced().then(|| spend.cost(self.prompt_tokens, self.completion_tokens) / n))
+        })
+    }
+}
+
+/// Tokens and cost per run at `spend`'s prices, each after the baseline (the first) with its difference per
+/// sample from the baseline's: a header and one row per run. Cost cells are `–` until prices are given.
+pub fn spend_table(runs: &[RunSpend], spend: &Spend) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = ["run", "samples with tokens", "input tokens", "output tokens", "tokens/sample", "vs baseline", "cost", "cost/sample", "vs baseline"];
+    let base = runs.first().and_then(|r| r.per_sample(spend));
+    let change = |now: f64, was: f64, show: &dyn Fn(f64) -> String| {
+        let sign = if now >= was { "+" } else { "-" };
+        let percent = if was > 0.0 { format!(" ({:+.1}%)", (now - was) / was * 100.0) } else { String::new() };
+        format!("{sign}{}{percent}", show((now - was).abs()))
+    };
+    let rows = runs
+        .iter()
+        .enumerate()
+        .map(|(k, run)| {
+            let mine = run.per_sample(spend);
+            let dash = || "–".to_string();
+            let tokens = mine.map_or_else(dash, |(t, _)| grouped(t.round() as u64));
+            let cost = mine.and_then(|(_, c)| c);
+            let vs = |pick: &dyn Fn((f64, Option<f64>)) -> Option<f64>, show: &dyn Fn(f64) -> String| match (mine.and_then(pick), base.and_then(pick)) {
+                _ if k == 0 => "baseline".to_string(),
+                (Some(now), Some(was)) => change(now, was, show),
+                _ => dash(),
+            };
+            vec![
+                run.label.clone(),
+                run.samples.to_string(),
+                grouped(run.prompt_tokens),
+                grouped(run.completion_tokens),
+                tokens,
+                vs(&|(t, _)| Some(t), &|d| grouped(d.round() as u64)),
+                cost.map_or_else(dash, |c| money(c * run.samples as f64)),
+                cost.map_or_else(dash, money),
+                if spend.priced() { vs(&|(_, c)| c, &money) } else { dash() },
+            ]
+        })
+        .collect();
+    (header.map(str::to_string).to_vec(), rows)
 }
 
 /// Accuracy per topology and run, with each run's difference from the baseline; empty when the runs hold one
@@ -121,7 +197,8 @@ pub fn compare_files(files: &[(String, Value)]) -> Result<CompareTable, String> 
     );
     let flips = flips_of(files, &graded);
     let by_topology = by_topology(files, &graded);
-    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves, flips, by_topology })
+    let spend = files.iter().zip(&graded).map(|((name, _), g)| RunSpend::of(name, g)).collect();
+    Ok(CompareTable { header: header.into_iter().map(str::to_string).collect(), rows, notes, curves, flips, by_topology, spend })
 }
 
 #[cfg(test)]
@@ -185,6 +262,33 @@ mod tests {
         ]);
         let one = compare_files(&[("a.json".into(), results("full", &[true])), ("b.json".into(), results("full", &[false]))]).unwrap();
         assert!(one.by_topology.1.is_empty(), "one topology: no table");
+    }
+
+    #[test]
+    fn tokens_and_cost_per_run_with_the_difference_from_the_baseline() {
+        let mut full = results("full", &[true, true]);
+        let mut window = results("window", &[true, false]);
+        // full: 1,000 in and 100 out per sample; window: 400 in and 100 out, and its second sample records none.
+        for sample in full["samples"].as_array_mut().unwrap() {
+            sample["usage"] = json!({"prompt_tokens": 1000, "completion_tokens": 100});
+        }
+        window["samples"][0]["usage"] = json!({"prompt_tokens": 400, "completion_tokens": 100});
+        let table = compare_files(&[("full.json".into(), full), ("window.json".into(), window)]).unwrap();
+        assert_eq!(table.spend, vec![
+            RunSpend { label: "full.json".into(), samples: 2, prompt_tokens: 2000, completion_tokens: 200 },
+            RunSpend { label: "window.json".into(), samples: 1, prompt_tokens: 400, completion_tokens: 100 },
+        ]);
+        let unpriced = spend_table(&table.spend, &Spend::default());
+        assert_eq!(unpriced.0.len(), unpriced.1[0].len());
+        assert_eq!(unpriced.1[0][1..6], ["2", "2,000", "200", "1,100", "baseline"]);
+        assert_eq!(unpriced.1[1][4..], ["500", "-600 (-54.5%)", "–", "–", "–"]);
+        // $3 per million in, $15 out: full costs $0.0045 a sample, window $0.0027.
+        let priced = spend_table(&table.spend, &Spend { price_in: 3.0, price_out: 15.0, ..Spend::default() });
+        assert_eq!(priced.1[0][6..], ["$0.0090", "$0.0045", "baseline"]);
+        assert_eq!(priced.1[1][6..], ["$0.0027", "$0.0027", "-$0.0018 (-40.0%)"]);
+        let none = RunSpend { label: "none.json".into(), samples: 0, prompt_tokens: 0, completion_tokens: 0 };
+        let without = spend_table(&[none, table.spend[0].clone()], &Spend { price_in: 3.0, ..Spend::default() });
+        assert_eq!(without.1[1][5], "–", "no baseline figures: no difference");
     }
 
     #[test]

@@ -17,15 +17,7 @@ pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl Int
     let settings = evaluation.settings;
     let problem: RwSignal<Option<String>> = RwSignal::new(None);
     let line = RwSignal::new(String::new());
-    let field = move |name: &'static str| {
-        move |ev: leptos::ev::Event| match settings.get_untracked().spend.with(name, &event_target_value(&ev)) {
-            Ok(spend) => {
-                problem.set(None);
-                settings.update(|s| s.spend = spend);
-            }
-            Err(message) => problem.set(Some(message)),
-        }
-    };
+    let field = move |name: &'static str| spend_field(name, problem);
     let run_estimate = move |_| match samples.run(()) {
         Ok(list) => {
             let spend = settings.get_untracked().spend;
@@ -33,17 +25,9 @@ pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl Int
         }
         Err(e) => line.set(format!("No estimate: {e}")),
     };
-    let shown = |value: f64| if value > 0.0 { value.to_string() } else { String::new() };
     view! {
         <div class="eval-settings eval-budget">
-            <label title="Price per million input (prompt) tokens">"$ / M input "
-                <input type="number" data-testid="price-in" min="0" step="0.01" style="width:5em" placeholder="0"
-                    prop:value=move || settings.with(|s| shown(s.spend.price_in)) on:change=field("price_in") />
-            </label>
-            <label title="Price per million output (completion) tokens">"$ / M output "
-                <input type="number" data-testid="price-out" min="0" step="0.01" style="width:5em" placeholder="0"
-                    prop:value=move || settings.with(|s| shown(s.spend.price_out)) on:change=field("price_out") />
-            </label>
+            <PriceFields testids=("price-in", "price-out") problem=problem />
             <label title="Stop the run once this many tokens (input and output) are spent; empty: no limit">"Token budget "
                 <input type="number" data-testid="budget-tokens" min="1" style="width:7em" placeholder="none"
                     prop:value=move || settings.with(|s| s.spend.budget_tokens.map(|b| b.to_string()).unwrap_or_default()) on:change=field("budget_tokens") />
@@ -56,5 +40,36 @@ pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl Int
             {move || (!line.get().is_empty()).then(|| view! { <span class="muted eval-preset-note" data-testid="estimate-line">{line.get()}</span> })}
             {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert" data-testid="budget-error">{p}</span> })}
         </div>
+    }
+}
+
+/// What a change of spend field `name` (`Spend::with`'s names) does: sets it in the run settings, or puts why
+/// not in `problem`.
+fn spend_field(name: &'static str, problem: RwSignal<Option<String>>) -> impl Fn(leptos::ev::Event) {
+    let settings = expect_context::<AppState>().evaluation.settings;
+    move |ev: leptos::ev::Event| match settings.get_untracked().spend.with(name, &event_target_value(&ev)) {
+        Ok(spend) => {
+            problem.set(None);
+            settings.update(|s| s.spend = spend);
+        }
+        Err(message) => problem.set(Some(message)),
+    }
+}
+
+/// The input and output price fields (with test ids `testids`), shared by the run's budget and the comparison
+/// of runs; a bad value is put in `problem`.
+#[component]
+pub fn PriceFields(testids: (&'static str, &'static str), problem: RwSignal<Option<String>>) -> impl IntoView {
+    let settings = expect_context::<AppState>().evaluation.settings;
+    let shown = |value: f64| if value > 0.0 { value.to_string() } else { String::new() };
+    view! {
+        <label title="Price per million input (prompt) tokens">"$ / M input "
+            <input type="number" data-testid=testids.0 min="0" step="0.01" style="width:5em" placeholder="0"
+                prop:value=move || settings.with(|s| shown(s.spend.price_in)) on:change=spend_field("price_in", problem) />
+        </label>
+        <label title="Price per million output (completion) tokens">"$ / M output "
+            <input type="number" data-testid=testids.1 min="0" step="0.01" style="width:5em" placeholder="0"
+                prop:value=move || settings.with(|s| shown(s.spend.price_out)) on:change=spend_field("price_out", problem) />
+        </label>
     }
 }

@@ -2,6 +2,8 @@
 //! (`[data-testid="compare-table"]`, a `compare-row` per run) paired against the first file, the same table as
 //! `arbigraph grade --compare`, with the runs' context curves (`svg[data-testid="context-curves"]`) and the
 //! accuracy per topology with each run's difference from the baseline (`[data-testid="compare-topologies"]`), the
+//! tokens and cost per run with their differences from the baseline (`[data-testid="compare-costs"]`, a
+//! `compare-cost-row` per run, at the prices in `compare-price-in` and `compare-price-out`), the
 //! samples that flipped (`[data-testid="flip"]`, fixed or broken against the baseline), each opening both
 //! transcripts side by side (`[data-testid="flip-pair"]`).
 
@@ -9,9 +11,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::app::compare::{compare_files, CompareTable, Flip};
+use crate::app::compare::{compare_files, spend_table, CompareTable, Flip, RunSpend};
 use crate::app::transcript::transcript_of;
 use crate::ui::common::ErrorView;
+use crate::ui::pages::evaluate::budget::PriceFields;
+use crate::ui::state::AppState;
 use super::transcript::TranscriptView;
 use crate::web::files::picked_texts;
 
@@ -68,6 +72,7 @@ pub fn CompareRuns() -> impl IntoView {
                     </table>
                 </div>
                 {t.notes.iter().map(|n| view! { <p class="muted">{n.clone()}</p> }).collect_view()}
+                <SpendTable runs=t.spend.clone() />
                 {(!t.by_topology.1.is_empty()).then(|| view! {
                     <div class="results-compare-scroll">
                         <table data-testid="compare-topologies">
@@ -102,6 +107,31 @@ pub fn CompareRuns() -> impl IntoView {
                 })
             }}
         </section>
+    }
+}
+
+/// Tokens and cost per run with their differences from the baseline, at prices typed here (the same prices as
+/// Evaluate's estimate and budget).
+#[component]
+fn SpendTable(runs: Vec<RunSpend>) -> impl IntoView {
+    let settings = expect_context::<AppState>().evaluation.settings;
+    let problem: RwSignal<Option<String>> = RwSignal::new(None);
+    let table = Memo::new(move |_| settings.with(|s| spend_table(&runs, &s.spend)));
+    view! {
+        <h3>"Tokens and cost"</h3>
+        <p class="eval-settings">
+            <PriceFields testids=("compare-price-in", "compare-price-out") problem=problem />
+            <span class="muted">{move || if settings.with(|s| s.spend.priced()) { "" } else { " type prices to see what each run cost" }}</span>
+            {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert">{p}</span> })}
+        </p>
+        <div class="results-compare-scroll">
+            <table data-testid="compare-costs">
+                <thead><tr>{move || table.with(|(header, _)| header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view())}</tr></thead>
+                <tbody>{move || table.with(|(_, rows)| rows.iter().map(|row| view! {
+                    <tr data-testid="compare-cost-row">{row.iter().map(|cell| view! { <td>{cell.clone()}</td> }).collect_view()}</tr>
+                }).collect_view())}</tbody>
+            </table>
+        </div>
     }
 }
 
