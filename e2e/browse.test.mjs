@@ -388,6 +388,7 @@ test('a site built by arbigraph site is browsed from a sub-path, with deep links
     assert.equal(await page.textContent('[data-testid="transcript-verdict"]'), 'wrong', 'sample 1 answered 8 for 7');
     assert.equal(await page.textContent('[data-testid="transcript-count"]'), '3 samples');
     assert.equal(await page.getAttribute('[data-testid="site-result"][data-name="mine"] a', 'aria-current'), 'true');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shoot(page, 'results-site');
     // Following another file's link shows it instead.
     await page.click('[data-testid="site-result"][data-name="qwen"] a');

@@ -44,6 +44,28 @@ test('the instance browser refuses nested and invalid-UTF-8 files by name and ke
   assert.deepEqual(errors, []);
 });
 
+test('Results refuses nested and invalid-UTF-8 files by name, with where, and keeps the results shown', async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  await page.setInputFiles('[data-testid="results-file"]', join(ROOT, 'tests/fixtures/reference/results_gsm_baseline.sample.json'));
+  await page.waitForSelector('#results-metrics');
+  const shown = await page.textContent('#results-metrics');
+  const deepSample = `{"samples": [${nested}]}`;
+  for (const [name, body, where] of [['deep.json', nested, /line 1, column 1: a results file is a JSON object/], ['deep-sample.json', deepSample, /line 1, column \d+: recursion limit exceeded/],
+    ['latin1.json', badUtf8, /not UTF-8 text \(byte 14 /]]) {
+    const started = Date.now();
+    await page.setInputFiles('[data-testid="results-file"]', file(name, body));
+    await page.waitForFunction((n) => document.querySelector('.error-view')?.textContent.startsWith(n), name, { timeout: 10000 });
+    const message = await page.textContent('.error-view');
+    console.log(`Results, ${name}: "${message.slice(0, 120)}" after ${Date.now() - started} ms`);
+    assert.equal(message.split(name).length - 1, 1, `the file is named once: ${message}`);
+    assert.match(message, where);
+    assert.equal(await page.textContent('#results-metrics'), shown, `${name} leaves the results shown`);
+    await alive(page);
+  }
+  assert.deepEqual(errors, []);
+});
+
 /** Opens the designer on the reference's branched example; resolves to its number of nodes. */
 async function openBranched(page) {
   await page.goto(`${server.url}#/design`);

@@ -148,6 +148,9 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   await page.locator('[data-testid="compare-price-in"]').press('Tab');
   await page.waitForSelector('.results-compare [role="alert"]');
   assert.equal((await costRows())[1][7], '$0.0036', 'a refused price leaves the costs shown');
+  await page.fill('[data-testid="compare-price-in"]', '3');
+  await page.locator('[data-testid="compare-price-in"]').press('Tab');
+  await page.waitForSelector('.results-compare [role="alert"]', { state: 'detached' });
   // One curve per run; the growing run climbs, the windowed one stays flat.
   const curves = await page.locator('[data-testid="context-curves"] .chart-curve').evaluateAll((gs) => gs.map((g) => [g.dataset.run, g.querySelectorAll('circle').length,
     g.querySelector('polyline').getAttribute('points').split(' ').map((p) => Number(p.split(',')[1]))]));

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use crate::app::transcript::{add_consistency, sample_row, SampleRow};
+use crate::engine::grade::metrics::{summarise, Metrics};
 use crate::engine::results::{grade_results_file, results_mode, results_samples, GradeOptions, GradedFile};
 
 mod scan;
@@ -28,6 +29,15 @@ pub struct Graded {
     pub file: Result<GradedFile, String>,
     /// One row per sample, in file order.
     pub rows: Vec<SampleRow>,
+    /// The figures of the graded samples (empty when the file cannot be graded).
+    pub metrics: Metrics,
+}
+
+impl Graded {
+    fn new(file: Result<GradedFile, String>, rows: Vec<SampleRow>) -> Graded {
+        let metrics = file.as_ref().map(|g| summarise(g.samples.iter().map(|s| &s.outcome))).unwrap_or_default();
+        Graded { file, rows, metrics }
+    }
 }
 
 impl ResultsData {
@@ -51,7 +61,7 @@ impl ResultsData {
         self.graded.get_or_init(|| {
             let file = grade_results_file(&self.json, GradeOptions::default()).map_err(|e| e.to_string());
             let rows = crate::app::transcript::sample_rows(&self.json);
-            Graded { file, rows }
+            Graded::new(file, rows)
         })
     }
 
@@ -92,6 +102,8 @@ enum Stage {
     Parse { text: String, top: Vec<(String, Part)>, ranges: Vec<Range<usize>>, samples: Vec<Value> },
     /// Grading each sample and making its row.
     Grade { json: Value, graded: GradedFile, rows: Vec<SampleRow> },
+    /// Working out the figures, in a slice of its own.
+    Summarise { json: Value, graded: GradedFile, rows: Vec<SampleRow> },
     /// Handed over (or failed).
     Over,
 }
@@ -175,8 +187,12 @@ impl Opening {
                     return Step::Working { done: count + done, total: 2 * count };
                 }
                 add_consistency(&mut rows, samples);
+                self.stage = Stage::Summarise { json, graded, rows };
+                Step::Working { done: 2 * count, total: 2 * count }
+            }
+            Stage::Summarise { json, graded, rows } => {
                 let data = ResultsData { json, graded: OnceLock::new() };
-                let _ = data.graded.set(Graded { file: Ok(graded), rows });
+                let _ = data.graded.set(Graded::new(Ok(graded), rows));
                 Step::Opened(Box::new(data))
             }
             Stage::Over => Step::Failed(format!("{}: already opened", self.name)),

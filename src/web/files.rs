@@ -10,12 +10,27 @@ pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), Str
     Ok((file.name(), file_text(&file).await?))
 }
 
-/// The text of a file (picked or dropped). Its bytes are copied into the app in one piece and checked as UTF-8
-/// here: a file that is not UTF-8 text is refused with the place of its first bad byte (the browser's own
-/// decoding would replace bad bytes silently), and a large file skips a round trip through a JavaScript string.
+/// Bytes copied into the app per task while a file is read.
+const COPY_BYTES: u32 = 8 << 20;
+
+/// The text of a file (picked or dropped). Its bytes are copied into the app a few megabytes per task (a large
+/// file never holds the page) and checked as UTF-8 here: a file that is not UTF-8 text is refused with the place
+/// of its first bad byte (the browser's own decoding would replace bad bytes silently), and a large file skips a
+/// round trip through a JavaScript string.
 pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
-    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+    let array = js_sys::Uint8Array::new(&buffer);
+    let length = array.length();
+    let mut bytes = Vec::with_capacity(length as usize);
+    let mut start = 0;
+    while start < length {
+        if start > 0 {
+            crate::web::soon::next_task().await;
+        }
+        let end = length.min(start.saturating_add(COPY_BYTES));
+        bytes.extend_from_slice(&array.subarray(start, end).to_vec());
+        start = end;
+    }
     String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text (byte {} is not valid UTF-8)", file.name(), e.utf8_error().valid_up_to()))
 }
 

@@ -50,3 +50,12 @@ pub fn soon(callback: impl FnOnce() + 'static) {
         None => leptos::prelude::set_timeout(callback, std::time::Duration::ZERO),
     }
 }
+
+/// Waits for a task of its own (see `soon`): `await` it between slices of long work.
+pub async fn next_task() {
+    let (done, wait) = futures::channel::oneshot::channel::<()>();
+    soon(move || {
+        let _ = done.send(());
+    });
+    let _ = wait.await;
+}

@@ -41,6 +41,8 @@ fn assert_same(opened: &ResultsData, text: &str) {
     assert_eq!(opened.json(), &json);
     assert_eq!(opened.graded().file.as_ref().unwrap(), &graded);
     assert_eq!(opened.graded().rows, rows);
+    assert_eq!(opened.graded().metrics, crate::engine::grade::metrics::summarise(&graded.outcomes()));
+    assert_eq!(opened.graded().metrics.overall.total, graded.samples.len());
 }
 
 #[test]
@@ -73,8 +75,9 @@ fn a_slice_stops_when_asked_and_the_slices_add_up_to_the_whole() {
         }
     };
     assert_same(&opened, &text);
-    // The split, then 7 slices of parsing (6 × 16 + 4) and 6 of grading (the last slice ends the opening).
-    assert_eq!(progress.len(), 1 + 7 + 6, "{progress:?}");
+    // The scan, then 7 slices of parsing (6 × 16 + 4) and 7 of grading; the figures' slice ends the opening.
+    assert_eq!(progress.len(), 1 + 7 + 7, "{progress:?}");
+    assert_eq!(progress.last(), Some(&(200, 200)));
     assert!(progress.windows(2).all(|w| w[0].0 <= w[1].0), "{progress:?}");
     assert!(progress.iter().all(|&(done, total)| total == 200 && done <= total));
     assert_eq!(progress[1], (16, 200));

@@ -193,9 +193,14 @@ fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
 }
 
 /// Computes the metrics of a run.
-pub fn summarise(outcomes: &[Outcome]) -> Metrics {
+pub fn summarise<'a, I>(outcomes: I) -> Metrics
+where
+    I: IntoIterator<Item = &'a Outcome>,
+    I::IntoIter: Clone,
+{
+    let outcomes = outcomes.into_iter();
     let mut m = Metrics::default();
-    for o in outcomes {
+    for o in outcomes.clone() {
         m.overall.add(o.correct);
         if let Some(l) = o.lenient {
             m.lenient.get_or_insert_with(Accuracy::default).add(l);
@@ -216,12 +221,12 @@ pub fn summarise(outcomes: &[Outcome]) -> Metrics {
             *m.first_breaks.entry(name.clone()).or_default() += 1;
         }
     }
-    m.mean_tokens = mean(outcomes.iter().map(|o| o.token_length));
-    m.mean_turns = mean(outcomes.iter().map(|o| o.turns));
-    m.mean_tool_calls = mean(outcomes.iter().map(|o| o.tool_calls));
-    let n = outcomes.len().max(1) as f64;
-    m.tool_use_rate = outcomes.iter().filter(|o| o.tool_calls.unwrap_or(0.0) >= 1.0).count() as f64 / n;
-    m.context_exceeded_rate = outcomes.iter().filter(|o| o.status == "context_length_exceeded").count() as f64 / n;
+    m.mean_tokens = mean(outcomes.clone().map(|o| o.token_length));
+    m.mean_turns = mean(outcomes.clone().map(|o| o.turns));
+    m.mean_tool_calls = mean(outcomes.clone().map(|o| o.tool_calls));
+    let n = outcomes.clone().count().max(1) as f64;
+    m.tool_use_rate = outcomes.clone().filter(|o| o.tool_calls.unwrap_or(0.0) >= 1.0).count() as f64 / n;
+    m.context_exceeded_rate = outcomes.filter(|o| o.status == "context_length_exceeded").count() as f64 / n;
     m
 }
 

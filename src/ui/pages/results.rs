@@ -13,7 +13,7 @@ use crate::app::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
 use crate::app::results_data::{Opening, ResultsData, Step};
 use crate::app::transcript::heat_map;
-use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, summarise, GroupCost};
+use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, GroupCost};
 use crate::engine::results::epoch_report;
 use crate::ui::common::ErrorView;
 use crate::ui::state::AppState;
@@ -95,7 +95,7 @@ fn metrics_text(data: &ResultsData, state: RunState) -> Result<Shown, String> {
     let total = results.get("samples").and_then(Value::as_array).map_or(0, Vec::len);
     let note = unfinished_note(graded.unfinished, total, state);
     // A run with nothing finished has no figures to show, only the note.
-    let metrics = summarise(&graded.outcomes());
+    let metrics = &data.graded().metrics;
     let chart = (!metrics.by_group.is_empty()).then(|| accuracy_chart(&metrics.by_group));
     let nothing_finished = graded.samples.is_empty() && graded.unfinished > 0;
     let mut text = if nothing_finished { String::new() } else { render_table(&metrics) };
@@ -156,12 +156,19 @@ pub fn ResultsPage() -> impl IntoView {
                     opening.set(None);
                     error.set(e);
                 }
+                // Drawn in a task of its own, so the last slice and the drawing never add up to one long task.
                 Step::Opened(data) => {
-                    opening.set(None);
-                    source.set(name.clone());
-                    open.set(sample);
-                    reveal.set(sample.is_some());
-                    state.results.set(Some(Arc::new(*data)));
+                    let name = name.clone();
+                    crate::web::soon::soon(move || {
+                        if generation.get_value() != id {
+                            return;
+                        }
+                        opening.set(None);
+                        source.set(name);
+                        open.set(sample);
+                        reveal.set(sample.is_some());
+                        state.results.set(Some(Arc::new(*data)));
+                    });
                 }
             }
             true
@@ -173,7 +180,15 @@ pub fn ResultsPage() -> impl IntoView {
         let id = generation.get_value();
         spawn_local(async move {
             match picked_text(&ev).await {
-                Ok((name, text)) if generation.get_value() == id => open_text(name, text, None),
+                Ok((name, text)) if generation.get_value() == id => {
+                    // The link no longer says what is shown: a site file's link must open it again when followed.
+                    if linked("file").is_some() {
+                        if let Ok(history) = window().history() {
+                            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#/results"));
+                        }
+                    }
+                    open_text(name, text, None)
+                }
                 Ok(_) => {}
                 Err(e) => error.set(e),
             }
@@ -193,10 +208,16 @@ pub fn ResultsPage() -> impl IntoView {
         match found {
             Err(e) => error.set(e),
             Ok(file) => {
+                // A file picked while this one is fetched wins.
                 generation.update_value(|g| *g += 1);
+                let id = generation.get_value();
                 opening.set(Some((name.clone(), 0, 0)));
                 spawn_local(async move {
-                    match fetch_text(&format!("datasets/{file}")).await {
+                    let fetched = fetch_text(&format!("datasets/{file}")).await;
+                    if generation.get_value() != id {
+                        return;
+                    }
+                    match fetched {
                         Ok(Some(text)) => open_text(name, text, linked_sample()),
                         Ok(None) => {
                             opening.set(None);
