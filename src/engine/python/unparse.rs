@@ -221,6 +221,12 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
     out.push('\n');
 }
 
+/// The most digits of a decimal int literal Python reads (`sys.get_int_max_str_digits()`).
+const MAX_DECIMAL_DIGITS: usize = 4300;
+/// Ints of at most this many bits have at most 4,300 decimal digits (2^14,000 has 4,215), so only larger ones are
+/// printed to count their digits.
+const HEX_BITS: u64 = 14_000;
+
 fn wrap(s: String, own: u8, required: u8) -> String {
     if own < required {
         format!("({s})")
@@ -262,6 +268,11 @@ fn expr(e: &Expr, required: u8) -> String {
         ExprKind::Const(v) => match v {
             PyValue::Str(s) => str_repr(s),
             PyValue::Int(i) if *i < 0 => wrap(i.to_string(), FACTOR, required),
+            PyValue::Big(b) if b.bits() > HEX_BITS && b.to_string().trim_start_matches('-').len() > MAX_DECIMAL_DIGITS => {
+                // Python reads no decimal literal of over 4,300 digits, but a hexadecimal one of any length.
+                let hex = if b.sign() == num_bigint::Sign::Minus { format!("-0x{:x}", b.magnitude()) } else { format!("0x{:x}", b.magnitude()) };
+                if b.sign() == num_bigint::Sign::Minus { wrap(hex, FACTOR, required) } else { hex }
+            }
             other => other.repr(),
         },
         ExprKind::List(items) => format!("[{}]", items.iter().map(|i| expr(i, TEST)).collect::<Vec<_>>().join(", ")),
@@ -324,7 +335,8 @@ fn expr(e: &Expr, required: u8) -> String {
         }
         ExprKind::Attribute { value, attr } => {
             let base = expr(value, ATOM);
-            if matches!(value.kind, ExprKind::Const(PyValue::Int(_))) {
+            // `1.real` would read as the float `1.` then a name; big ints too (found by fuzzing the parser).
+            if matches!(value.kind, ExprKind::Const(PyValue::Int(_) | PyValue::Big(_))) {
                 format!("({base}).{attr}")
             } else {
                 format!("{base}.{attr}")
@@ -371,6 +383,25 @@ mod tests {
         // Printing is a fixed point: the output parses back to the same text.
         let again = parse_tree(&printed).map(|t| unparse_module(&t)).unwrap_or_else(|e| e.to_string());
         assert_eq!(again, printed);
+    }
+
+    #[test]
+    fn ints_too_long_for_a_decimal_literal_print_in_hexadecimal() {
+        // 3,600 hex digits are about 4,335 decimal ones: over the 4,300 Python reads back (found by fuzzing).
+        let hex = format!("0x{}", "f".repeat(3600));
+        check(&format!("x = {hex}\n"), &format!("x = {hex}\n"));
+        check(&format!("y = -{hex} + 1\n"), &format!("y = -{hex} + 1\n"));
+        // Up to 4,300 digits an int prints in decimal, as Python prints it.
+        let decimal = format!("1{}", "0".repeat(4299));
+        check(&format!("z = 0x{}\n", num_bigint::BigInt::parse_bytes(decimal.as_bytes(), 10).unwrap().to_str_radix(16)), &format!("z = {decimal}\n"));
+    }
+
+    #[test]
+    fn an_attribute_of_an_int_literal_keeps_its_parentheses_at_any_size() {
+        check("a = (1).real\n", "a = (1).real\n");
+        let big = format!("1{}", "0".repeat(30));
+        check(&format!("b = ({big}).bit_length()\n"), &format!("b = ({big}).bit_length()\n"));
+        check(&format!("c = 0x{}.real\n", "4".repeat(40)), &format!("c = ({}).real\n", num_bigint::BigInt::parse_bytes("4".repeat(40).as_bytes(), 16).unwrap()));
     }
 
     #[test]
