@@ -1,25 +1,26 @@
 //! Results: metrics of a results file (loaded here, or the latest run of the Evaluate page): accuracy with
 //! Wilson intervals per topology × family and per target, tokens, turns, tool calls, statuses, per-node accuracy;
 //! its samples, filtered, each opening its transcript with where its chain broke (`#/results?sample=N` opens
-//! sample N); and several runs compared side by side.
+//! sample N); and several runs compared side by side. A picked file opens a slice at a time (`app::results_data`)
+//! with its progress (`[data-testid="results-opening"]`); the site's results files are listed and open by link
+//! (`#/results?file=NAME`).
+
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use crate::app::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
 use crate::app::results_data::{Opening, ResultsData, Step};
 use crate::app::transcript::heat_map;
+use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
 use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, GroupCost};
 use crate::engine::results::epoch_report;
 use crate::ui::common::ErrorView;
-use crate::ui::state::AppState;
+use crate::ui::state::{AppState, SiteStatus};
 use crate::web::download::download_text;
-use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
-use crate::ui::state::SiteStatus;
 use crate::web::files::{fetch_text, picked_text};
 
 mod compare;
@@ -27,8 +28,8 @@ mod samples;
 mod site;
 mod transcript;
 use compare::CompareRuns;
-use site::SiteResultsList;
 use samples::SampleList;
+use site::SiteResultsList;
 use transcript::TranscriptPanel;
 
 /// A chart of `app::charts` (built from numbers and escaped labels only) with its caption and an SVG export
@@ -98,11 +99,11 @@ fn metrics_text(data: &ResultsData, state: RunState) -> Result<Shown, String> {
     let metrics = &data.graded().metrics;
     let chart = (!metrics.by_group.is_empty()).then(|| accuracy_chart(&metrics.by_group));
     let nothing_finished = graded.samples.is_empty() && graded.unfinished > 0;
-    let mut text = if nothing_finished { String::new() } else { render_table(&metrics) };
+    let mut text = if nothing_finished { String::new() } else { render_table(metrics) };
     for (index, reason) in &graded.unreadable {
         text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
     }
-    let csv = (!nothing_finished).then(|| metrics_csv(&metrics));
+    let csv = (!nothing_finished).then(|| metrics_csv(metrics));
     let breaks = first_break_chart(&metrics.first_breaks);
     let costs = [
         (mean_chart(&group_means(&metrics.costs, GroupCost::mean_tokens), "tokens-chart", "tokens"), "tokens.svg", "export-tokens", "Mean generated tokens per sample, by topology × family. "),
