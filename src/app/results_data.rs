@@ -1,7 +1,8 @@
-//! The results file the Results page shows (`ResultsData`: the file and, worked out once, its grades and list
-//! rows), and the opening of a results file a slice at a time (`Opening`), so that a file of tens of thousands
-//! of samples never holds the page's thread for long: the file is split into its samples in one pass that
-//! builds nothing, then each sample is parsed, graded and given its row in slices the caller bounds by time.
+//! The results file the Results page shows (`ResultsData`: the file and, worked out once, its grades, list rows
+//! and figures), and the opening of a results file a slice at a time (`Opening`), so that a file of tens of
+//! thousands of samples never holds the page's thread for long: a byte scan that builds nothing (`scan`) finds
+//! the file's members and samples, then each sample is parsed, graded and given its row, and the figures are
+//! worked out, in slices the caller bounds by time.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -22,7 +23,7 @@ pub struct ResultsData {
     graded: OnceLock<Graded>,
 }
 
-/// A results file's grades and list rows.
+/// A results file's grades, list rows and figures.
 #[derive(Debug)]
 pub struct Graded {
     /// Every sample graded as stored, or why the file cannot be graded.
@@ -56,7 +57,7 @@ impl ResultsData {
         &self.json
     }
 
-    /// The file's grades and rows.
+    /// The file's grades, rows and figures.
     pub fn graded(&self) -> &Graded {
         self.graded.get_or_init(|| {
             let file = grade_results_file(&self.json, GradeOptions::default()).map_err(|e| e.to_string());

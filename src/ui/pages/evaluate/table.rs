@@ -27,9 +27,16 @@ pub fn RunTable(rows: RwSignal<Vec<Row>>, live_text: RwSignal<BTreeMap<usize, St
             _ => (run, now, ROWS_PER_FRAME),
         }
     });
+    // One frame asked for at a time: rows that change while it is pending (results streaming in) must not add
+    // chunks to the same frame.
+    let pending = StoredValue::new(false);
     Effect::new(move |_| {
-        if drawn.get().2 < rows.with(Vec::len) {
-            request_animation_frame(move || frame.update(|f| *f += 1));
+        if drawn.get().2 < rows.with(Vec::len) && !pending.get_value() {
+            pending.set_value(true);
+            request_animation_frame(move || {
+                pending.set_value(false);
+                frame.update(|f| *f += 1);
+            });
         }
     });
     view! {
