@@ -94,6 +94,16 @@ impl GenerateForm {
     }
 }
 
+/// The query part of a hash (`#/generate?seed=3&i=2` → `seed=3&i=2`).
+pub fn hash_query(hash: &str) -> &str {
+    hash.split_once('?').map(|(_, q)| q).unwrap_or("")
+}
+
+/// The value of `key` in a hash's query (`#/results?file=run&sample=3`, key `file` → `run`), decoded.
+pub fn hash_param(hash: &str, key: &str) -> Option<String> {
+    query_pairs(hash_query(hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
 /// `key=value` pairs of a query string, percent-decoded.
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
     query
@@ -136,6 +146,14 @@ fn decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_parameter_is_found_by_key_and_decoded() {
+        assert_eq!(hash_param("#/results?file=my%20run&sample=3", "file").as_deref(), Some("my run"));
+        assert_eq!(hash_param("#/results?file=a&sample=3", "sample").as_deref(), Some("3"));
+        assert_eq!(hash_param("#/results?file=a", "sample"), None);
+        assert_eq!(hash_param("#/results", "file"), None);
+    }
 
     #[test]
     fn form_round_trips_through_the_hash_query() {

@@ -49,10 +49,8 @@ impl Route {
     }
 }
 
-/// The query part of a hash (`#/generate?seed=3&i=2` → `seed=3&i=2`).
-pub fn hash_query(hash: &str) -> &str {
-    hash.split_once('?').map(|(_, q)| q).unwrap_or("")
-}
+// The query part of a hash: plain Rust, beside the query parsing it feeds.
+pub use crate::app::form::hash_query;
 
 #[cfg(test)]
 mod tests {

@@ -8,3 +8,9 @@ pub mod local_storage;
 pub mod soon;
 pub mod storage;
 pub mod worker;
+
+/// The value of `key` in the page's current link (`#/results?file=run&sample=3`, key `file` → `run`), decoded.
+pub fn link_param(key: &str) -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    crate::app::form::hash_param(&hash, key)
+}

@@ -1,7 +1,15 @@
-//! Widgets shared by the pages: error display and role-coloured prompts.
+//! Widgets shared by the pages: error display and role-coloured prompts, and how a file's size reads.
 
 use leptos::prelude::*;
 
+/// A file's size as the pages show it: `1.2 MB`, `340 kB`.
+pub fn file_size(bytes: u64) -> String {
+    if bytes >= 1_000_000 {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    } else {
+        format!("{} kB", bytes.div_ceil(1000))
+    }
+}
 
 /// Shows an error message (nothing when `message` is empty).
 #[component]

@@ -35,11 +35,7 @@ use crate::web::download::download_text;
 use crate::web::fetch_backend::RunControl;
 use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
 use crate::web::files::picked_text;
-
-fn url_param(key: &str) -> Option<String> {
-    let hash = window().location().hash().ok()?;
-    crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
+use crate::web::link_param;
 
 /// The Evaluate page.
 #[component]
@@ -48,10 +44,10 @@ pub fn EvaluatePage() -> impl IntoView {
     let evaluation = state.evaluation;
     let (endpoint, strategy, limit, max_tokens) = (evaluation.endpoint, evaluation.strategy, evaluation.sample_limit, evaluation.max_tokens);
     // A link may preset the endpoint (never the key).
-    if let Some(url) = url_param("base_url") {
+    if let Some(url) = link_param("base_url") {
         endpoint.update(|e| e.base_url = url);
     }
-    if let Some(name) = url_param("model") {
+    if let Some(name) = link_param("model") {
         endpoint.update(|e| e.model = name);
     }
     let form = RwSignal::new(GenerateForm { samples_per_target: 1, ..GenerateForm::default() });

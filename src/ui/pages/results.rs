@@ -22,6 +22,7 @@ use crate::ui::common::ErrorView;
 use crate::ui::state::{AppState, SiteStatus};
 use crate::web::download::download_text;
 use crate::web::files::{fetch_text, picked_text};
+use crate::web::link_param;
 
 mod compare;
 mod samples;
@@ -49,15 +50,9 @@ fn ChartFigure(svg: String, file: &'static str, testid: &'static str, caption: &
     }
 }
 
-/// The value of `key` in the page's link (`#/results?file=run&sample=3`).
-fn linked(key: &str) -> Option<String> {
-    let hash = window().location().hash().ok()?;
-    crate::app::form::query_pairs(crate::ui::route::hash_query(&hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
-
 /// The sample a link asks for (`#/results?sample=3`).
 fn linked_sample() -> Option<usize> {
-    linked("sample").and_then(|v| v.parse().ok())
+    link_param("sample").and_then(|v| v.parse().ok())
 }
 
 /// The file (relative to the index) of the site's results file `name`, or why there is none.
@@ -127,9 +122,9 @@ pub fn ResultsPage() -> impl IntoView {
     let open: RwSignal<Option<usize>> = RwSignal::new(linked_sample());
     let reveal = RwSignal::new(open.get_untracked().is_some());
     // A results file of the site a link names (`#/results?file=NAME`), until it is fetched.
-    let wanted: RwSignal<Option<String>> = RwSignal::new(linked("file"));
+    let wanted: RwSignal<Option<String>> = RwSignal::new(link_param("file"));
     let follow = window_event_listener(leptos::ev::hashchange, move |_| {
-        if let Some(name) = linked("file").filter(|name| *name != source.get_untracked()) {
+        if let Some(name) = link_param("file").filter(|name| *name != source.get_untracked()) {
             wanted.set(Some(name));
         } else if let Some(index) = linked_sample() {
             open.set(Some(index));
@@ -183,7 +178,7 @@ pub fn ResultsPage() -> impl IntoView {
             match picked_text(&ev).await {
                 Ok((name, text)) if generation.get_value() == id => {
                     // The link no longer says what is shown: a site file's link must open it again when followed.
-                    if linked("file").is_some() {
+                    if link_param("file").is_some() {
                         if let Ok(history) = window().history() {
                             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#/results"));
                         }

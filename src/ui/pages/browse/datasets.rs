@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::ui::common::file_size;
 use crate::ui::state::{AppState, SiteStatus, Source};
 
 /// A select of the open datasets, with their sample counts.
@@ -34,15 +35,6 @@ pub fn DatasetPicker() -> impl IntoView {
     }
 }
 
-/// `1.2 MB`, `340 kB`.
-fn size(bytes: u64) -> String {
-    if bytes >= 1_000_000 {
-        format!("{:.1} MB", bytes as f64 / 1e6)
-    } else {
-        format!("{} kB", bytes.div_ceil(1000))
-    }
-}
-
 /// The static site's datasets, when the app is served with a `datasets/index.json`.
 #[component]
 pub fn SiteDatasets() -> impl IntoView {
@@ -64,7 +56,7 @@ pub fn SiteDatasets() -> impl IntoView {
                         <td>{d.topology.clone()}</td>
                         <td>{d.family.clone()}</td>
                         <td class="num">{d.samples}</td>
-                        <td class="num">{size(d.bytes)}</td>
+                        <td class="num">{file_size(d.bytes)}</td>
                         <td class="muted">{if d.generator.is_empty() { "reference file".to_string() } else { d.generator.clone() }}</td>
                         <td><a href=format!("datasets/{}", d.file) download=d.file.clone() on:click=|ev| ev.stop_propagation()>"file"</a></td>
                     </tr>

@@ -6,16 +6,8 @@ use leptos::prelude::*;
 
 use crate::app::link::encode;
 use crate::engine::dataset::site::SiteResults;
+use crate::ui::common::file_size;
 use crate::ui::state::{AppState, SiteStatus};
-
-/// `12.3 MB`, `4.5 kB`, `120 B`.
-fn size(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
-        b if b >= 1_000 => format!("{:.1} kB", b as f64 / 1e3),
-        b => format!("{b} B"),
-    }
-}
 
 /// One file's line: model, strategy, accuracy over its graded samples, samples and size.
 fn describe(r: &SiteResults) -> String {
@@ -30,7 +22,7 @@ fn describe(r: &SiteResults) -> String {
         parts.push(format!("{:.1}% correct ({} of {})", 100.0 * r.correct as f64 / r.graded as f64, r.correct, r.graded));
     }
     parts.push(format!("{} samples", r.samples));
-    parts.push(size(r.bytes));
+    parts.push(file_size(r.bytes));
     parts.join(" · ")
 }
 
