@@ -126,6 +126,9 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   assert.match(rows[1][4], /^-75\.0 pts \(p 0\.2500\)$/, 'paired McNemar against the first run');
   assert.match(rows[2][4], /^-25\.0 pts \(p 1\.0000\)$/);
   assert.deepEqual(rows.map((r) => r[6]), ['1100', '300', '500'], 'peak prompt tokens per run');
+  // The eleven columns fit the 1280-pixel window: their headers wrap rather than the table scrolling sideways.
+  const overflow = await page.locator('[data-testid="compare-table"]').evaluate((t) => t.parentElement.scrollWidth - t.parentElement.clientWidth);
+  assert.ok(overflow <= 0, `the comparison table is ${overflow} px wider than its panel`);
   // Tokens and cost: per sample full sends 300 + 700 + 1,100 prompt tokens, window 3 × 300, graph 300 + 400 + 500,
   // each 3 × 20 completion tokens. Costs show once prices are typed, and the prices are Evaluate's too.
   const costRows = () => page.locator('[data-testid="compare-cost-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));

@@ -31,6 +31,11 @@ fn parse_all(files: Vec<(String, String)>) -> Result<Vec<(String, Value)>, Strin
         .collect()
 }
 
+/// A column header that may wrap after a slash ("tokens/sample"), so a wide table narrows to the page.
+fn breakable(header: &str) -> String {
+    header.replace('/', "/\u{200B}")
+}
+
 /// The comparison panel.
 #[component]
 pub fn CompareRuns() -> impl IntoView {
@@ -65,7 +70,7 @@ pub fn CompareRuns() -> impl IntoView {
             {move || table.get().map(|t| view! {
                 <div class="results-compare-scroll">
                     <table data-testid="compare-table">
-                        <thead><tr>{t.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                        <thead><tr>{t.header.iter().map(|h| view! { <th>{breakable(h)}</th> }).collect_view()}</tr></thead>
                         <tbody>{t.rows.iter().map(|row| view! {
                             <tr data-testid="compare-row">{row.iter().map(|cell| view! { <td>{cell.clone()}</td> }).collect_view()}</tr>
                         }).collect_view()}</tbody>
