@@ -1,7 +1,8 @@
 // The built app as a platform: it runs under its content security policy (no inline script, no eval) with no
-// violation reported, its Web Worker starts under that policy, and the wasm build computes exactly what the native
-// build pins (seeded randomness, generated files, rasterised pictures). The pinned values are read from the Rust
-// tests that pin them natively, so the two cannot drift apart.
+// violation reported, the policy refuses an eval and an inserted inline script, its Web Worker starts under that
+// policy, and the wasm build computes exactly what the native build pins (seeded randomness, generated files,
+// rasterised pictures). The pinned values are read from the Rust tests that pin them natively, so the two cannot
+// drift apart.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -43,6 +44,24 @@ test('the app declares a strict content security policy and runs under it', asyn
   await page.waitForFunction(() => /samples generated/.test(document.querySelector('#gen-status')?.textContent ?? ''), null, { timeout: 60000 });
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
   assert.deepEqual(errors, []);
+  // The policy is in force, not only written: the page can neither eval nor run a script it inserts.
+  const ran = await page.evaluate(async () => {
+    // From a timer, not from this evaluation itself: the DevTools protocol lets its own evaluations eval.
+    const evaluated = await new Promise((resolve) => setTimeout(() => {
+      try { resolve(new Function('return 1')() === 1); } catch { resolve(false); }
+    }));
+    window.__inlineRan = false;
+    const script = document.createElement('script');
+    script.textContent = 'window.__inlineRan = true';
+    document.body.append(script);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { evaluated, inline: window.__inlineRan };
+  });
+  assert.deepEqual(ran, { evaluated: false, inline: false });
+  const refused = await page.evaluate(() => window.__cspViolations);
+  assert.equal(refused.length, 2, `both attempts are reported as violations: ${refused}`);
+  assert.ok(refused.every((v) => v.startsWith('script-src')), refused.join('; '));
+  errors.length = 0; // the browser logs both refusals as console errors, by design here
 });
 
 test('the wasm build computes what the native build pins', async () => {
