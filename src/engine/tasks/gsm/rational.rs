@@ -34,7 +34,7 @@ impl Rational {
         if den.is_zero() {
             return None;
         }
-        let g = num.gcd(&den);
+        let g = gcd(&num, &den);
         let (mut num, mut den) = if g.is_one() || g.is_zero() { (num, den) } else { (num / &g, den / &g) };
         if den.is_negative() {
             num = -num;
@@ -177,6 +177,18 @@ impl Rational {
     }
 }
 
+/// The greatest common divisor of `a` and `b` (non-negative). The binary algorithm of `num-integer` takes a
+/// step per bit of the longer number, so a long numerator over a short denominator (the usual fraction here)
+/// cost thousands of steps; one remainder first brings the longer number down to the shorter's length.
+fn gcd(a: &BigInt, b: &BigInt) -> BigInt {
+    let (a, b) = (a.magnitude(), b.magnitude());
+    let (long, short) = if a.bits() >= b.bits() { (a, b) } else { (b, a) };
+    if short.is_zero() {
+        return BigInt::from(long.clone());
+    }
+    BigInt::from(short.gcd(&(long % short)))
+}
+
 impl PartialOrd for Rational {
     fn partial_cmp(&self, other: &Rational) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -254,5 +266,28 @@ mod tests {
         assert_eq!(q(2, 3).pow(-2), Some(q(9, 4)));
         assert_eq!(Rational::int(0).pow(-1), None);
         assert_eq!(Rational::int(0).pow(0), Some(Rational::int(1)));
+    }
+
+    /// A big integer of `limbs` random 32-bit limbs times `factor` (a shared factor makes gcds above one).
+    fn big(sign: bool, limbs: &[u32], factor: &BigInt) -> BigInt {
+        let n = BigInt::from_slice(if sign { num_bigint::Sign::Minus } else { num_bigint::Sign::Plus }, limbs);
+        n * factor
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_gcd_agrees_with_num_integer_at_any_lengths(
+            a in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..130),
+            b in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..6),
+            f in proptest::collection::vec(proptest::prelude::any::<u32>(), 1..4),
+            signs in proptest::prelude::any::<(bool, bool, bool)>(),
+        ) {
+            let factor = BigInt::from_slice(num_bigint::Sign::Plus, &f);
+            let (x, y) = (big(signs.0, &a, &factor), big(signs.1, &b, &factor));
+            let (x, y) = if signs.2 { (y, x) } else { (x, y) };
+            proptest::prop_assert_eq!(gcd(&x, &y), x.gcd(&y));
+            proptest::prop_assert_eq!(gcd(&x, &BigInt::zero()), x.abs());
+            proptest::prop_assert_eq!(gcd(&x, &BigInt::one()), BigInt::one());
+        }
     }
 }
