@@ -4,6 +4,7 @@
 //! the tracing task (`UserFunction`), whose prompt code must parse.
 #![no_main]
 
+use arbigraph_studio::engine::prompt::fenced_code;
 use arbigraph_studio::engine::python::ast::StmtKind;
 use arbigraph_studio::engine::python::json::{loads, JsonError};
 use arbigraph_studio::engine::python::{call, parse_module, to_json_text, FunctionSig, Limits, PyValue};
@@ -70,7 +71,7 @@ fuzz_target!(|data: &[u8]| {
             let ctx = TaskContext { number: 2, input_name: "task_1_out", input, output_kind: None };
             if let Ok(instance) = task.instantiate(&ctx, &mut InstanceRng::from_seed(seed as u64)) {
                 let text = instance.body.text().to_string();
-                let code = text.split("```python\n").nth(1).and_then(|rest| rest.split("```").next()).unwrap_or_default();
+                let code = fenced_code(&text, "python").unwrap_or_else(|| panic!("no closed code block in {text:?}"));
                 assert!(parse_module(code).is_ok(), "prompt code does not parse:\n{code}\nfrom {src:?}");
             }
         }

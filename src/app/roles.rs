@@ -3,23 +3,30 @@
 //! (the preprocessing sentences, branch splits and recombinations), headers and instructions, and the tasks'
 //! own wording as computation. The colours are a reading aid; generated prompts keep their exact roles.
 
-use crate::engine::prompt::Role;
+use crate::engine::prompt::{fence_length, Role};
 
 /// The roles of `prompt`, run-length encoded as (role name, characters), covering every character.
 pub fn recognise(prompt: &str) -> Vec<(String, u32)> {
     let mut roles: Vec<Role> = vec![Role::Instruction; prompt.len()];
-    let mut in_code = false;
+    let mut open_fence: Option<usize> = None;
     let mut in_tasks = false;
     let mut start = 0;
     for line in prompt.split_inclusive('\n') {
         let end = start + line.len();
         let text = line.trim_end_matches(['\n', '\r']);
-        let fence = text.trim_start().starts_with("```");
+        let ticks = fence_length(text.trim_start());
+        let in_code = open_fence.is_some();
+        // A block closes on a line of backticks alone, at least as many as opened it (code may hold shorter runs).
+        let fence = match (open_fence, ticks) {
+            (None, Some(ticks)) => Some(Some(ticks)),
+            (Some(open), Some(ticks)) if ticks >= open && ticks == text.trim().len() => Some(None),
+            _ => None,
+        };
         let mut set = |from: usize, to: usize, role: Role| roles[start + from..start + to].fill(role);
-        if in_code || fence {
+        if in_code || fence.is_some() {
             set(0, line.len(), Role::Computation);
-            if fence {
-                in_code = !in_code;
+            if let Some(next) = fence {
+                open_fence = next;
             }
         } else if is_header(text) {
             in_tasks |= text.starts_with("Task ");
@@ -35,7 +42,7 @@ pub fn recognise(prompt: &str) -> Vec<(String, u32)> {
         } else if in_tasks && !is_instruction(text) {
             set(0, text.len(), Role::Computation);
         }
-        if !in_code && !fence {
+        if !in_code && fence.is_none() {
             for (from, to) in output_names(text) {
                 set(from, to, Role::OutputName);
             }
@@ -179,5 +186,13 @@ mod tests {
         assert!(spans(prompt, "computation").concat().starts_with("```python\ndef task_1"));
         assert!(spans(prompt, "instruction").concat().contains("Trace the execution of task_1"));
         assert!(output_names("xtask_1_out task_12_outer task_3_out").len() == 1);
+    }
+
+    #[test]
+    fn a_longer_fence_is_closed_only_by_one_as_long() {
+        let prompt = "Task 1:\nTrace it, save as task_1_out.\n````python\ns = \"\"\"\n```\n\"\"\"\ntask_1_out = 1\n````\nSolve all tasks and name task_1_out.\n";
+        let code = spans(prompt, "computation").concat();
+        assert!(code.contains("````python\ns = \"\"\"\n```\n\"\"\"\ntask_1_out = 1\n````\n"), "{code}");
+        assert_eq!(spans(prompt, "output_name"), ["task_1_out", "task_1_out"], "the names outside the block");
     }
 }

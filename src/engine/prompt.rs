@@ -119,6 +119,46 @@ pub fn join_blocks(blocks: &[Prompt]) -> Prompt {
     out
 }
 
+/// The fence for a code block that holds `code`: three backticks, or one more than its longest run of backticks
+/// (as CommonMark allows), so that no line of the code, a string literal full of backticks included, can close
+/// the block early.
+pub fn code_fence(code: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// `code` in a block fenced with info string `lang`, ending with a newline after the closing fence.
+pub fn fence_code(lang: &str, code: &str) -> String {
+    let fence = code_fence(code);
+    let newline = if code.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}{lang}\n{code}{newline}{fence}\n")
+}
+
+/// The length of the run of backticks that opens `line`, if it is a fence (three or more).
+pub fn fence_length(line: &str) -> Option<usize> {
+    let ticks = line.len() - line.trim_start_matches('`').len();
+    (ticks >= 3).then_some(ticks)
+}
+
+/// The code of the first block of `text` fenced with info string `lang`, as [`fence_code`] writes it: the lines
+/// after the opening fence up to a line holding only that fence or a longer one.
+pub fn fenced_code<'a>(text: &'a str, lang: &str) -> Option<&'a str> {
+    let mut at = 0;
+    let mut open: Option<(usize, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        match (open, fence_length(bare)) {
+            (None, Some(ticks)) if bare[ticks..].trim() == lang => open = Some((ticks, at + line.len())),
+            (Some((fence, from)), Some(ticks)) if ticks >= fence && ticks == bare.trim_end().len() => {
+                return Some(&text[from..at]);
+            }
+            _ => {}
+        }
+        at += line.len();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +183,21 @@ mod tests {
         let mut b = Prompt::new();
         b.push(Role::Computation, "b");
         assert_eq!(join_blocks(&[a, b]).text(), "a\n\nb\n");
+    }
+
+    #[test]
+    fn code_fences_outgrow_the_backticks_inside_the_code() {
+        assert_eq!(fence_code("python", "x = 1\n"), "```python\nx = 1\n```\n");
+        assert_eq!(fence_code("python", "x = 1"), "```python\nx = 1\n```\n");
+        let code = "s = 'a```b'\nt = '`````'\n";
+        let block = fence_code("python", code);
+        assert!(block.starts_with("``````python\n") && block.ends_with("\n``````\n"), "{block}");
+        let text = format!("Task 1:\nTrace this.\n{block}\nTask 2:\n```python\ny = 2\n```\n");
+        assert_eq!(fenced_code(&text, "python"), Some(code));
+        // A line of the code that is only a shorter run of backticks does not close the block.
+        let tricky = "s = \"\"\"\n```\n\"\"\"\n";
+        assert_eq!(fenced_code(&fence_code("python", tricky), "python"), Some(tricky));
+        assert_eq!(fenced_code("```python\nunclosed\n", "python"), None);
+        assert_eq!(fenced_code("```json\n{}\n```\n", "python"), None);
     }
 }

@@ -1,6 +1,7 @@
 //! Robustness of the Python-subset interpreter: random and mutated source text never panics the lexer,
 //! parser, resolver, unparser or evaluator, and evaluation under small limits always ends.
 
+use arbigraph_studio::engine::prompt::fenced_code;
 use arbigraph_studio::engine::python::{call, parse_module, unparse, FunctionSig, Limits, PyValue};
 use arbigraph_studio::engine::rng::InstanceRng;
 use arbigraph_studio::engine::tasks::python_trace::{load_reference_pool, TraceOptions, UserFunction};
@@ -189,7 +190,7 @@ fn exercise(src: &str, seed: i64) {
             let ctx = TaskContext { number: 2, input_name: "task_1_out", input: &input, output_kind: None };
             if let Ok(instance) = task.instantiate(&ctx, &mut InstanceRng::from_seed(seed as u64)) {
                 let text = instance.body.text().to_string();
-                let code = text.split("```python\n").nth(1).and_then(|rest| rest.split("```").next()).unwrap_or_default();
+                let code = fenced_code(&text, "python").unwrap_or_else(|| panic!("no closed code block in {text:?}"));
                 assert!(parse_module(code).is_ok(), "prompt code does not parse:\n{code}");
             }
         }
@@ -233,6 +234,22 @@ proptest! {
             let _ = function.into_task("python.ref", 0, TraceOptions { attempts: 1, limits: Limits::small() });
         }
     }
+}
+
+/// Found by fuzzing: a string literal holding a run of backticks closed the prompt's code block early, so the
+/// code a model was shown stopped mid-string and no longer parsed.
+#[test]
+fn backticks_in_the_code_do_not_close_its_block() {
+    let src = "def f(xs: List[int]) -> int:\n    t = 'a````````b'\n    return len(t) * sum(xs) + 7\n";
+    let task = UserFunction::from_source(src).expect("parses").into_task("python.ticks", 0, TraceOptions::default());
+    let input = Value::ints(&[3, 1, 4]);
+    let ctx = TaskContext { number: 2, input_name: "task_1_out", input: &input, output_kind: None };
+    let instance = task.instantiate(&ctx, &mut InstanceRng::from_seed(5)).expect("an instance");
+    let text = instance.body.text();
+    assert!(text.contains("\n`````````python\ndef task_2("), "a fence one longer than the code's run: {text}");
+    let code = fenced_code(text, "python").expect("a closed block");
+    assert!(code.contains("'a````````b'") && code.ends_with("return task_2_out\n"), "{code}");
+    assert!(parse_module(code).is_ok(), "{code}");
 }
 
 #[test]

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::engine::adapter::{ListAdapter, ScalarAdapter, LIST_LEN_MAX, SCALAR_MAX_MAG};
-use crate::engine::prompt::{Prompt, Role};
+use crate::engine::prompt::{fence_code, Prompt, Role};
 use crate::engine::python::ast::{ExprKind, Module, Stmt, StmtKind};
 use crate::engine::python::rewrite::{rewrite_stmt, rewritten_source};
 use crate::engine::python::{self, FunctionSig, Limits, ParseError, PyValue};
@@ -358,7 +358,7 @@ impl PythonTask {
             self.code_cache.borrow_mut().insert((n, chained), code.clone());
             code
         });
-        p.push(Role::Computation, &format!("```python\n{code}```\n"));
+        p.push(Role::Computation, &fence_code("python", &code));
         p
     }
 }
