@@ -177,16 +177,44 @@ impl Rational {
     }
 }
 
-/// The greatest common divisor of `a` and `b` (non-negative). The binary algorithm of `num-integer` takes a
-/// step per bit of the longer number, so a long numerator over a short denominator (the usual fraction here)
-/// cost thousands of steps; one remainder first brings the longer number down to the shorter's length.
+/// The greatest common divisor of `a` and `b` (non-negative), by Lehmer's algorithm (Knuth, TAOCP 4.5.2,
+/// algorithm L). The binary algorithm of `num-integer` takes a shift and a subtraction of the whole number per
+/// bit, so reducing a fraction of two 4,096-bit numbers took thousands of passes over them; Lehmer's runs the
+/// Euclidean steps on the leading 63 bits and applies about thirty of them at once, as one linear combination.
 fn gcd(a: &BigInt, b: &BigInt) -> BigInt {
     let (a, b) = (a.magnitude(), b.magnitude());
-    let (long, short) = if a.bits() >= b.bits() { (a, b) } else { (b, a) };
-    if short.is_zero() {
-        return BigInt::from(long.clone());
+    let (mut u, mut v) = if a >= b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
+    while v.bits() > 64 {
+        let shift = u.bits() - 63;
+        let mut uh = (&u >> shift).to_i128().unwrap_or(0);
+        let mut vh = (&v >> shift).to_i128().unwrap_or(0);
+        let (mut ca, mut cb, mut cc, mut cd) = (1i128, 0i128, 0i128, 1i128);
+        // Steps on the leading bits are exact while both bounds on the quotient agree.
+        while vh + cc != 0 && vh + cd != 0 {
+            let q = (uh + ca) / (vh + cc);
+            if q != (uh + cb) / (vh + cd) {
+                break;
+            }
+            (ca, cc) = (cc, ca - q * cc);
+            (cb, cd) = (cd, cb - q * cd);
+            (uh, vh) = (vh, uh - q * vh);
+        }
+        if cb == 0 {
+            let r = &u % &v;
+            (u, v) = (v, r);
+        } else {
+            let (bu, bv) = (BigInt::from(u), BigInt::from(v));
+            let next_u = &bu * ca + &bv * cb;
+            let next_v = bu * cc + bv * cd;
+            (u, v) = (next_u.into_parts().1, next_v.into_parts().1);
+        }
     }
-    BigInt::from(short.gcd(&(long % short)))
+    let Some(small) = v.to_u64().filter(|s| *s != 0) else { return BigInt::from(u) };
+    let (mut x, mut y) = (small, (u % small).to_u64().unwrap_or(0));
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    BigInt::from(x)
 }
 
 impl PartialOrd for Rational {
@@ -289,5 +317,31 @@ mod tests {
             proptest::prop_assert_eq!(gcd(&x, &BigInt::zero()), x.abs());
             proptest::prop_assert_eq!(gcd(&x, &BigInt::one()), BigInt::one());
         }
+
+        #[test]
+        fn the_gcd_agrees_with_num_integer_on_two_long_numbers(
+            a in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..130),
+            b in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..130),
+            f in proptest::collection::vec(proptest::prelude::any::<u32>(), 1..40),
+            signs in proptest::prelude::any::<(bool, bool)>(),
+        ) {
+            let factor = BigInt::from_slice(num_bigint::Sign::Plus, &f);
+            let (x, y) = (big(signs.0, &a, &factor), big(signs.1, &b, &factor));
+            proptest::prop_assert_eq!(gcd(&x, &y), x.gcd(&y));
+            proptest::prop_assert_eq!(gcd(&x, &(&x + &factor)), x.gcd(&factor));
+        }
+    }
+
+    #[test]
+    fn the_gcd_of_neighbouring_fibonacci_numbers_is_one() {
+        // Every Euclidean quotient is one: the longest run of steps for numbers of their size.
+        let (mut a, mut b) = (BigInt::one(), BigInt::one());
+        for _ in 0..5000 {
+            (a, b) = (b.clone(), a + b);
+        }
+        assert_eq!(gcd(&a, &b), BigInt::one());
+        let (x, y) = (&a * 6u32, &b * 10u32);
+        assert_eq!(gcd(&x, &y), x.gcd(&y));
+        assert_eq!(gcd(&BigInt::zero(), &BigInt::zero()), BigInt::zero());
     }
 }
