@@ -180,7 +180,7 @@ impl Rational {
 /// The greatest common divisor of `a` and `b` (non-negative), by Lehmer's algorithm (Knuth, TAOCP 4.5.2,
 /// algorithm L). The binary algorithm of `num-integer` takes a shift and a subtraction of the whole number per
 /// bit, so reducing a fraction of two 4,096-bit numbers took thousands of passes over them; Lehmer's runs the
-/// Euclidean steps on the leading 63 bits and applies about thirty of them at once, as one linear combination.
+/// Euclidean steps on the leading 63 bits and applies a run of them at once, as one linear combination.
 fn gcd(a: &BigInt, b: &BigInt) -> BigInt {
     let (a, b) = (a.magnitude(), b.magnitude());
     let (mut u, mut v) = if a >= b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
