@@ -151,6 +151,8 @@ pub enum ParseError {
     BadChar { ch: char, at: usize },
     #[error("bad number `{text}` at offset {at}")]
     BadNumber { text: String, at: usize },
+    #[error("number at offset {at} is too long (over {MAX_BITS} bits)")]
+    NumberTooLong { at: usize },
     #[error("expected {expected} at offset {at}")]
     Expected { expected: &'static str, at: usize },
     #[error("unknown variable `{0}`")]
@@ -213,6 +215,10 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
             }
             let raw: String = text[start..i].chars().filter(|&c| c != '_').collect();
             let q = Rational::parse_decimal(&raw).ok_or(ParseError::BadNumber { text: raw.clone(), at: start })?;
+            // Every value the evaluator makes stays within MAX_BITS; a literal is held to the same bound.
+            if q.bits() > MAX_BITS {
+                return Err(ParseError::NumberTooLong { at: start });
+            }
             out.push((Tok::Num(q), start));
         } else if c.is_ascii_alphabetic() || c == b'_' {
             let start = i;
@@ -721,5 +727,9 @@ mod tests {
         assert!(eval_with(&negs, &[]).is_err());
         let long = vec!["1"; 5000].join(" + ");
         assert_eq!(eval_with(&long, &[]), Err("expression longer than 1000 tokens".into()));
+        // Found by the fuzz smoke stage: a decimal literal of 1,600 digits made a value past the evaluator's bound.
+        let digits = format!("1 + .{}", "3".repeat(1300));
+        assert_eq!(eval_with(&digits, &[]), Err("number at offset 4 is too long (over 4096 bits)".into()));
+        assert!(eval_with(&format!("1 + .{}", "3".repeat(600)), &[]).is_ok(), "a long literal within the bound still reads");
     }
 }
