@@ -3,7 +3,7 @@
 //! (the preprocessing sentences, branch splits and recombinations), headers and instructions, and the tasks'
 //! own wording as computation. The colours are a reading aid; generated prompts keep their exact roles.
 
-use crate::engine::prompt::{fence_length, Role};
+use crate::engine::prompt::{closes_fence, fence_length, Role};
 
 /// The roles of `prompt`, run-length encoded as (role name, characters), covering every character.
 pub fn recognise(prompt: &str) -> Vec<(String, u32)> {
@@ -14,13 +14,10 @@ pub fn recognise(prompt: &str) -> Vec<(String, u32)> {
     for line in prompt.split_inclusive('\n') {
         let end = start + line.len();
         let text = line.trim_end_matches(['\n', '\r']);
-        let ticks = fence_length(text.trim_start());
         let in_code = open_fence.is_some();
-        // A block closes on a line of backticks alone, at least as many as opened it (code may hold shorter runs).
-        let fence = match (open_fence, ticks) {
-            (None, Some(ticks)) => Some(Some(ticks)),
-            (Some(open), Some(ticks)) if ticks >= open && ticks == text.trim().len() => Some(None),
-            _ => None,
+        let fence = match open_fence {
+            None => fence_length(text.trim_start()).map(Some),
+            Some(open) => closes_fence(text, open).then_some(None),
         };
         let mut set = |from: usize, to: usize, role: Role| roles[start + from..start + to].fill(role);
         if in_code || fence.is_some() {

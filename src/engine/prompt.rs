@@ -122,7 +122,7 @@ pub fn join_blocks(blocks: &[Prompt]) -> Prompt {
 /// The fence for a code block that holds `code`: three backticks, or one more than its longest run of backticks
 /// (as CommonMark allows), so that no line of the code, a string literal full of backticks included, can close
 /// the block early.
-pub fn code_fence(code: &str) -> String {
+fn code_fence(code: &str) -> String {
     let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     "`".repeat(longest.max(2) + 1)
 }
@@ -140,6 +140,13 @@ pub fn fence_length(line: &str) -> Option<usize> {
     (ticks >= 3).then_some(ticks)
 }
 
+/// Whether `line` closes a block opened by a fence of `open` backticks: a line of backticks alone, at least as
+/// many (the code inside may hold shorter runs).
+pub fn closes_fence(line: &str, open: usize) -> bool {
+    let line = line.trim();
+    fence_length(line).is_some_and(|ticks| ticks >= open && ticks == line.len())
+}
+
 /// The code of the first block of `text` fenced with info string `lang`, as [`fence_code`] writes it: the lines
 /// after the opening fence up to a line holding only that fence or a longer one.
 pub fn fenced_code<'a>(text: &'a str, lang: &str) -> Option<&'a str> {
@@ -147,12 +154,13 @@ pub fn fenced_code<'a>(text: &'a str, lang: &str) -> Option<&'a str> {
     let mut open: Option<(usize, usize)> = None;
     for line in text.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        match (open, fence_length(bare)) {
-            (None, Some(ticks)) if bare[ticks..].trim() == lang => open = Some((ticks, at + line.len())),
-            (Some((fence, from)), Some(ticks)) if ticks >= fence && ticks == bare.trim_end().len() => {
-                return Some(&text[from..at]);
-            }
-            _ => {}
+        match open {
+            None => match fence_length(bare) {
+                Some(ticks) if bare[ticks..].trim() == lang => open = Some((ticks, at + line.len())),
+                _ => {}
+            },
+            Some((fence, from)) if closes_fence(bare, fence) => return Some(&text[from..at]),
+            Some(_) => {}
         }
         at += line.len();
     }
