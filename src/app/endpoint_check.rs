@@ -5,7 +5,7 @@
 //! calls), a bad key, a wrong base URL, a model that answers without calling a tool, a model that refuses or
 //! cannot read a picture (image tasks need a vision model).
 
-use crate::engine::agent::ImagePart;
+use crate::engine::agent::{ImagePart, Profile};
 use crate::engine::dataset::data_url;
 use crate::engine::tasks::image::draw::{Drawing, Mark};
 use crate::engine::tasks::image::font;
@@ -21,6 +21,8 @@ pub enum Probe {
     ToolCall,
     /// A chat call with a small picture of a number, asked to read it.
     Image,
+    /// What the run will change in its requests to suit the provider and model (known rules and refusals met).
+    Parameters,
 }
 
 impl Probe {
@@ -31,6 +33,7 @@ impl Probe {
             Probe::Chat => "chat call",
             Probe::ToolCall => "tool call",
             Probe::Image => "image input",
+            Probe::Parameters => "request parameters",
         }
     }
 }
@@ -90,6 +93,30 @@ pub struct CheckLine {
     pub ok: bool,
     /// What happened and, on failure, how to fix it.
     pub message: String,
+}
+
+/// The report line of `probe` that saw `seen` on an endpoint of `profile`: a CORS refusal names what that
+/// provider needs, where it is known.
+pub fn explain_for(profile: &Profile, probe: Probe, seen: &Seen) -> CheckLine {
+    if *seen == Seen::CorsRefused && profile.key != "compatible" {
+        let mut message = format!("the server answered, but the browser refused its reply (no CORS headers for this page). {}: {}.", profile.label, profile.browser);
+        if !profile.browser_headers.is_empty() {
+            message.push_str(" This page sends that header: check the base URL and the key (some refusals come without CORS headers).");
+        }
+        message.push_str(" Otherwise use `arbigraph eval` from the command line, or a local proxy that adds the headers.");
+        return CheckLine { probe, ok: false, message };
+    }
+    explain(probe, seen)
+}
+
+/// The parameters line: what the run will do differently from what was asked (or that nothing changes).
+pub fn parameters_line(planned: &[String]) -> CheckLine {
+    let message = if planned.is_empty() {
+        "requests go as set: nothing needs adapting for this provider and model".to_string()
+    } else {
+        format!("the run will adapt its requests: {}", planned.join("; "))
+    };
+    CheckLine { probe: Probe::Parameters, ok: true, message }
 }
 
 /// The report line of `probe` that saw `seen`.
@@ -172,6 +199,19 @@ mod tests {
         let refused = explain(Probe::Image, &Seen::Http(400, "{\"error\": \"image input is not supported\"}".into()));
         assert!(!refused.ok && refused.message.contains("does not accept images"), "{}", refused.message);
         assert!(explain(Probe::Chat, &Seen::Http(400, "bad".into())).message.starts_with("HTTP 400"), "other probes keep the plain message");
+    }
+
+    #[test]
+    fn a_provider_s_own_needs_replace_the_generic_cors_advice_and_adaptations_are_listed() {
+        use crate::engine::agent::provider::{compatible, profile};
+        let anthropic = explain_for(profile("anthropic").unwrap(), Probe::Models, &Seen::CorsRefused);
+        assert!(anthropic.message.contains("anthropic-dangerous-direct-browser-access") && !anthropic.message.contains("OLLAMA_ORIGINS"), "{}", anthropic.message);
+        let ollama = explain_for(profile("ollama").unwrap(), Probe::Models, &Seen::CorsRefused);
+        assert!(ollama.message.contains("OLLAMA_ORIGINS"), "{}", ollama.message);
+        assert_eq!(explain_for(compatible(), Probe::Models, &Seen::CorsRefused), explain(Probe::Models, &Seen::CorsRefused));
+        let planned = parameters_line(&["requests sent with max_completion_tokens: OpenAI takes it".into(), "temperature omitted: gpt-5-mini takes only 1".into()]);
+        assert!(planned.ok && planned.message.contains("max_completion_tokens") && planned.message.contains("; temperature omitted"));
+        assert!(parameters_line(&[]).message.contains("nothing needs adapting"));
     }
 
     impl Seen {

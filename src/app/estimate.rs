@@ -30,7 +30,13 @@ pub struct Estimate {
     pub input_tokens: u64,
     /// Completion tokens over every request.
     pub output_tokens: u64,
+    /// Of the prompt tokens, those a provider that caches prompts reads from its cache: every request's
+    /// resent prefix once it is past [`CACHE_MIN_TOKENS`].
+    pub cached_input_tokens: u64,
 }
+
+/// The shortest prompt prefix providers cache (OpenAI and Anthropic: 1,024 tokens).
+pub const CACHE_MIN_TOKENS: u64 = 1024;
 
 /// The estimate for `samples` with `system_prompt` and a completion limit of `max_tokens` per turn. Samples that
 /// cannot be read count as one task.
@@ -47,6 +53,9 @@ pub fn estimate(samples: &[Value], system_prompt: &str, max_tokens: u32) -> Esti
         // Turn t resends the first request and t earlier turns with their tool results.
         out.input_tokens += turns * first + (completion + TOOL_RESULT) * turns * (turns - 1) / 2;
         out.output_tokens += turns * completion;
+        // Turn t's prefix is turn t-1's whole prompt.
+        let prefixes = (1..turns).map(|t| first + (completion + TOOL_RESULT) * (t - 1)).filter(|&p| p >= CACHE_MIN_TOKENS);
+        out.cached_input_tokens += prefixes.sum::<u64>();
         turns_total += turns;
     }
     out.turns_per_sample = if samples.is_empty() { 0.0 } else { turns_total as f64 / samples.len() as f64 };
@@ -59,8 +68,10 @@ pub fn estimate(samples: &[Value], system_prompt: &str, max_tokens: u32) -> Esti
 pub struct Spend {
     /// Price per million input tokens.
     pub price_in: f64,
-    /// Price per million output tokens.
+    /// Price per million output tokens (reasoning tokens are output).
     pub price_out: f64,
+    /// Price per million input tokens read from the provider's cache; `None`: the input price.
+    pub price_cached_in: Option<f64>,
     /// Stop once this many tokens (input and output) are spent.
     pub budget_tokens: Option<u64>,
     /// Stop once this much money is spent (needs prices).
@@ -68,9 +79,17 @@ pub struct Spend {
 }
 
 impl Spend {
-    /// The money `input` and `output` tokens cost.
+    /// The money `input` and `output` tokens cost, none of them cached.
     pub fn cost(&self, input: u64, output: u64) -> f64 {
-        (input as f64 * self.price_in + output as f64 * self.price_out) / 1e6
+        self.billed(&Tokens { input, cached_input: 0, output })
+    }
+
+    /// The money `tokens` cost as billed: cached input at the cached price, the rest of the input at the input
+    /// price, output (reasoning included) at the output price.
+    pub fn billed(&self, tokens: &Tokens) -> f64 {
+        let cached = tokens.cached_input.min(tokens.input);
+        let cached_price = self.price_cached_in.unwrap_or(self.price_in);
+        ((tokens.input - cached) as f64 * self.price_in + cached as f64 * cached_price + tokens.output as f64 * self.price_out) / 1e6
     }
 
     /// True when prices were given.
@@ -80,11 +99,17 @@ impl Spend {
 
     /// Why a run that has spent `input` and `output` tokens must stop, if it must.
     pub fn exhausted(&self, input: u64, output: u64) -> Option<String> {
+        self.exhausted_by(&Tokens { input, cached_input: 0, output })
+    }
+
+    /// Why a run that has spent `tokens` must stop, if it must (the cost as billed).
+    pub fn exhausted_by(&self, tokens: &Tokens) -> Option<String> {
+        let (input, output) = (tokens.input, tokens.output);
         if let Some(budget) = self.budget_tokens.filter(|&b| input + output >= b) {
             return Some(format!("the token budget ({}) is spent: {} tokens used", grouped(budget), grouped(input + output)));
         }
-        if let Some(budget) = self.budget_cost.filter(|&b| self.priced() && self.cost(input, output) >= b) {
-            return Some(format!("the cost budget ({}) is spent: {} used", money(budget), money(self.cost(input, output))));
+        if let Some(budget) = self.budget_cost.filter(|&b| self.priced() && self.billed(tokens) >= b) {
+            return Some(format!("the cost budget ({}) is spent: {} used", money(budget), money(self.billed(tokens))));
         }
         None
     }
@@ -107,6 +132,7 @@ impl Spend {
         match field {
             "price_in" => next.price_in = number()?.unwrap_or(0.0),
             "price_out" => next.price_out = number()?.unwrap_or(0.0),
+            "price_cached_in" => next.price_cached_in = number()?,
             "budget_tokens" => next.budget_tokens = number()?.map(|v| v.round() as u64).filter(|&v| v > 0),
             "budget_cost" => next.budget_cost = number()?.filter(|&v| v > 0.0),
             _ => return Err(format!("no setting named {field}")),
@@ -119,9 +145,21 @@ fn label(field: &str) -> &'static str {
     match field {
         "price_in" => "the input price",
         "price_out" => "the output price",
+        "price_cached_in" => "the cached input price",
         "budget_tokens" => "the token budget",
         _ => "the cost budget",
     }
+}
+
+/// Tokens spent, as billed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tokens {
+    /// Prompt tokens, cached ones included.
+    pub input: u64,
+    /// Of those, the ones read from the provider's cache.
+    pub cached_input: u64,
+    /// Completion tokens, reasoning included.
+    pub output: u64,
 }
 
 /// Money with two decimals (four under one cent).
@@ -143,7 +181,16 @@ pub fn estimate_line(estimate: &Estimate, spend: &Spend) -> String {
         estimate.turns_per_sample
     );
     if spend.priced() {
-        line.push_str(&format!(", about {} at the prices given", money(spend.cost(estimate.input_tokens, estimate.output_tokens))));
+        let tokens = Tokens { input: estimate.input_tokens, cached_input: estimate.cached_input_tokens, output: estimate.output_tokens };
+        match spend.price_cached_in {
+            Some(_) => line.push_str(&format!(
+                ", about {} at the prices given with {} of the input read from the provider's cache ({} without caching)",
+                money(spend.billed(&tokens)),
+                grouped(estimate.cached_input_tokens),
+                money(spend.cost(estimate.input_tokens, estimate.output_tokens))
+            )),
+            None => line.push_str(&format!(", about {} at the prices given", money(spend.cost(estimate.input_tokens, estimate.output_tokens)))),
+        }
     }
     line.push_str(". A rough guide: a model that thinks at length or repairs often uses more.");
     line
@@ -169,7 +216,7 @@ mod tests {
 
     #[test]
     fn budgets_stop_a_run_when_spent_and_costs_need_prices() {
-        let spend = Spend { price_in: 3.0, price_out: 15.0, budget_tokens: Some(10_000), budget_cost: None };
+        let spend = Spend { price_in: 3.0, price_out: 15.0, budget_tokens: Some(10_000), budget_cost: None, price_cached_in: None };
         assert!((spend.cost(1_000_000, 100_000) - 4.5).abs() < 1e-9);
         assert_eq!(spend.exhausted(5_000, 4_999), None);
         assert_eq!(spend.exhausted(9_000, 1_000).unwrap(), "the token budget (10,000) is spent: 10,000 tokens used");
@@ -190,11 +237,40 @@ mod tests {
 
     #[test]
     fn the_line_gives_tokens_and_a_cost_only_with_prices() {
-        let e = Estimate { samples: 2, turns_per_sample: 3.0, input_tokens: 12_345, output_tokens: 1_800 };
+        let e = Estimate { samples: 2, turns_per_sample: 3.0, input_tokens: 12_345, output_tokens: 1_800, cached_input_tokens: 0 };
         let plain = estimate_line(&e, &Spend::default());
         assert!(plain.starts_with("about 12,345 input and 1,800 output tokens over 2 samples (about 3 turns each)."), "{plain}");
         let priced = estimate_line(&e, &Spend { price_in: 1.0, price_out: 2.0, ..Spend::default() });
         assert!(priced.contains("about $0.02 at the prices given"), "{priced}");
         assert_eq!(money(0.004), "$0.0040");
+    }
+
+    #[test]
+    fn cached_input_and_reasoning_are_priced_as_billed() {
+        // OpenAI's published gpt-5-mini prices per million tokens: $0.25 input, $0.025 cached input, $2.00 output.
+        let gpt5_mini = Spend { price_in: 0.25, price_out: 2.0, price_cached_in: Some(0.025), ..Spend::default() };
+        // 1M prompt tokens of which 800k cached, 100k completion tokens of which 60k reasoning (billed as output).
+        let tokens = Tokens { input: 1_000_000, cached_input: 800_000, output: 100_000 };
+        assert!((gpt5_mini.billed(&tokens) - (0.05 + 0.02 + 0.2)).abs() < 1e-9, "{}", gpt5_mini.billed(&tokens));
+        assert!((gpt5_mini.cost(1_000_000, 100_000) - 0.45).abs() < 1e-9, "uncached: every input token at the input price");
+        // Anthropic's Claude Haiku 4.5: $1 input, $0.10 cache reads, $5 output.
+        let haiku = Spend { price_in: 1.0, price_out: 5.0, price_cached_in: Some(0.1), budget_cost: Some(0.5), ..Spend::default() };
+        let spent = Tokens { input: 400_000, cached_input: 300_000, output: 60_000 };
+        assert_eq!(haiku.exhausted_by(&spent), None, "$0.43 as billed; $0.70 had the cache been ignored");
+        assert!(haiku.exhausted(400_000, 60_000).is_some());
+        assert_eq!(Spend::default().with("price_cached_in", "0.025").unwrap().price_cached_in, Some(0.025));
+        assert_eq!(Spend::default().with("price_cached_in", "").unwrap().price_cached_in, None, "empty: the input price");
+    }
+
+    #[test]
+    fn long_conversations_are_estimated_mostly_cached() {
+        let sample = json!({"prompt": "x".repeat(8_000), "ground_truth": 7});
+        let e = estimate(&[sample], "", 4096);
+        // Three turns of a 2,150-token first request: turns 1 and 2 resend 2,150 and 2,480 tokens from the cache.
+        assert_eq!(e.cached_input_tokens, 2_150 + 2_480);
+        let short = estimate(&[json!({"prompt": "x", "ground_truth": 1})], "", 4096);
+        assert_eq!(short.cached_input_tokens, 0, "prefixes under 1,024 tokens are not cached");
+        let spend = Spend { price_in: 1.0, price_out: 1.0, price_cached_in: Some(0.1), ..Spend::default() };
+        assert!(estimate_line(&e, &spend).contains("4,630 of the input read from the provider's cache"), "{}", estimate_line(&e, &spend));
     }
 }

@@ -7,7 +7,7 @@ use crate::app::transcript::grouped;
 use crate::engine::grade::metrics::wilson_interval;
 
 /// What the page knows of a run while it goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Live {
     /// Samples with a result.
     pub done: usize,
@@ -27,10 +27,16 @@ pub struct Live {
     pub paused: bool,
     /// A retry after a 429 is waiting.
     pub rate_limited: bool,
+    /// The endpoint's limit being waited out, when its headers said ("requests limit", "tokens limit", …).
+    pub rate_limit: Option<String>,
     /// Prompt tokens sent so far.
     pub tokens_in: u64,
+    /// Of the prompt tokens, those the provider read from its cache.
+    pub tokens_cached: u64,
     /// Completion tokens received so far.
     pub tokens_out: u64,
+    /// Of the completion tokens, the reasoning tokens reported.
+    pub tokens_reasoning: u64,
     /// Money spent so far, when the run has prices.
     pub cost: Option<f64>,
 }
@@ -54,7 +60,14 @@ pub fn progress_line(live: &Live) -> String {
     parts.push(format!("{} request{}", live.requests, if live.requests == 1 { "" } else { "s" }));
     parts.push(format!("{} retr{}", live.retries, if live.retries == 1 { "y" } else { "ies" }));
     if live.tokens_in + live.tokens_out > 0 {
-        let mut tokens = format!("{} tokens in, {} out", grouped(live.tokens_in), grouped(live.tokens_out));
+        let mut tokens = format!("{} tokens in", grouped(live.tokens_in));
+        if live.tokens_cached > 0 {
+            tokens.push_str(&format!(" ({} cached)", grouped(live.tokens_cached)));
+        }
+        tokens.push_str(&format!(", {} out", grouped(live.tokens_out)));
+        if live.tokens_reasoning > 0 {
+            tokens.push_str(&format!(" ({} reasoning)", grouped(live.tokens_reasoning)));
+        }
         if let Some(cost) = live.cost {
             tokens.push_str(&format!(" ({})", money(cost)));
         }
@@ -68,7 +81,10 @@ pub fn progress_line(live: &Live) -> String {
     if live.paused {
         parts.push("paused: requests in flight finish, no new one is sent until you resume".into());
     } else if live.rate_limited {
-        parts.push("the endpoint is rate-limiting (429): waiting as it asks before retrying".into());
+        parts.push(match &live.rate_limit {
+            Some(limit) => format!("the endpoint is rate-limiting (429): waiting out its {limit} before retrying"),
+            None => "the endpoint is rate-limiting (429): waiting as it asks before retrying".into(),
+        });
     }
     parts.join(" · ")
 }
@@ -83,8 +99,10 @@ mod tests {
         let line = progress_line(&live);
         assert!(line.starts_with("2 of 3 done · accuracy 100.0% [34.2, 100.0] (2/2)"), "{line}");
         assert!(line.contains("5 requests · 1 retry · 10 s elapsed · about 5 s left"), "{line}");
-        let spent = progress_line(&Live { tokens_in: 12_000, tokens_out: 800, cost: Some(0.05), ..live });
+        let spent = progress_line(&Live { tokens_in: 12_000, tokens_out: 800, cost: Some(0.05), ..live.clone() });
         assert!(spent.contains("1 retry · 12,000 tokens in, 800 out ($0.05) · 10 s"), "{spent}");
+        let billed = progress_line(&Live { tokens_in: 12_000, tokens_cached: 9_000, tokens_out: 800, tokens_reasoning: 512, ..live });
+        assert!(billed.contains("12,000 tokens in (9,000 cached), 800 out (512 reasoning)"), "{billed}");
     }
 
     #[test]
@@ -96,7 +114,9 @@ mod tests {
     #[test]
     fn a_pause_and_a_rate_limit_are_said_and_a_pause_wins() {
         let base = Live { total: 4, ..Live::default() };
-        assert!(progress_line(&Live { rate_limited: true, ..base }).ends_with("the endpoint is rate-limiting (429): waiting as it asks before retrying"));
+        assert!(progress_line(&Live { rate_limited: true, ..base.clone() }).ends_with("the endpoint is rate-limiting (429): waiting as it asks before retrying"));
+        let named = progress_line(&Live { rate_limited: true, rate_limit: Some("tokens limit".into()), ..base.clone() });
+        assert!(named.ends_with("waiting out its tokens limit before retrying"), "{named}");
         let both = progress_line(&Live { rate_limited: true, paused: true, ..base });
         assert!(both.contains("paused") && !both.contains("429"), "{both}");
     }

@@ -197,6 +197,9 @@ mod tests {
             base_url: "http://127.0.0.1:1/v1".into(),
             model: "m".into(),
             settings: RunSettings::default(),
+            provider: String::new(),
+            wire: String::new(),
+            adaptations: Value::Null,
         }
     }
 

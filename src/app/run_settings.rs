@@ -1,38 +1,13 @@
-//! The Evaluate page's endpoint presets and run settings beyond the basics: sampling temperature, the turn
+//! The Evaluate page's run settings beyond the basics (its endpoint presets are the engine's provider profiles,
+//! `agent::provider::PROFILES`): sampling temperature, the turn
 //! limit and the completion limit of repair turns (kept with the run, so a resumed run asks the same), and
 //! extra request headers (secrets like the key: in memory only, never stored). Checked here, drawn by the page.
 
 use serde::{Deserialize, Serialize};
 
 use crate::app::estimate::Spend;
+use crate::engine::agent::endpoint::parse_header;
 use crate::engine::agent::{AgentConfig, Secret};
-
-/// An OpenAI-compatible server people commonly point the page at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EndpointPreset {
-    pub key: &'static str,
-    pub label: &'static str,
-    pub base_url: &'static str,
-    /// A model name to start from (the user's own model usually differs).
-    pub model: &'static str,
-    /// What the server needs before a browser may call it.
-    pub note: &'static str,
-}
-
-/// The presets, in the picker's order.
-pub const PRESETS: [EndpointPreset; 6] = [
-    EndpointPreset { key: "openai", label: "OpenAI", base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", note: "needs an API key" },
-    EndpointPreset { key: "openrouter", label: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: "openai/gpt-4o-mini", note: "needs an API key" },
-    EndpointPreset { key: "together", label: "Together", base_url: "https://api.together.xyz/v1", model: "meta-llama/Llama-3.3-70B-Instruct-Turbo", note: "needs an API key" },
-    EndpointPreset { key: "vllm", label: "vLLM on this machine", base_url: "http://127.0.0.1:8000/v1", model: "served-model", note: "start it with --allowed-origins '[\"*\"]' so the page may call it" },
-    EndpointPreset { key: "ollama", label: "Ollama on this machine", base_url: "http://127.0.0.1:11434/v1", model: "qwen2.5:7b", note: "start it with OLLAMA_ORIGINS set to this page's origin (or *)" },
-    EndpointPreset { key: "llamacpp", label: "llama.cpp server on this machine", base_url: "http://127.0.0.1:8080/v1", model: "local", note: "the server must answer the browser's CORS preflight" },
-];
-
-/// The preset with `key`.
-pub fn preset(key: &str) -> Option<&'static EndpointPreset> {
-    PRESETS.iter().find(|p| p.key == key)
-}
 
 /// Settings kept with a run. Fields a stored run lacks take their defaults, so runs stored before them resume.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -154,23 +129,7 @@ pub fn parse_headers(text: &str) -> Result<Vec<(String, Secret)>, String> {
         if line.is_empty() {
             continue;
         }
-        let at = |message: &str| format!("extra headers, line {}: {message}", i + 1);
-        let (name, value) = line.split_once(':').ok_or_else(|| at("expected `Name: value`"))?;
-        let name = name.trim();
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
-            return Err(at("a header name is letters, digits and - (no spaces)"));
-        }
-        if name.eq_ignore_ascii_case("authorization") {
-            return Err(at("put the key in the API key field, not here"));
-        }
-        if name.eq_ignore_ascii_case("content-type") {
-            return Err(at("the content type is always application/json"));
-        }
-        let value = value.trim();
-        if value.chars().any(char::is_control) {
-            return Err(at("a header value cannot hold control characters"));
-        }
-        out.push((name.to_string(), Secret::new(value)));
+        out.push(parse_header(line).map_err(|message| format!("extra headers, line {}: {message}", i + 1))?);
     }
     Ok(out)
 }
@@ -178,15 +137,6 @@ pub fn parse_headers(text: &str) -> Result<Vec<(String, Secret)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn presets_are_http_urls_with_a_note_and_unique_keys() {
-        for p in PRESETS {
-            assert!(p.base_url.starts_with("http") && !p.note.is_empty(), "{p:?}");
-            assert_eq!(preset(p.key), Some(&p));
-        }
-        assert_eq!(preset("nope"), None);
-    }
 
     #[test]
     fn settings_are_checked_field_by_field_and_applied_to_the_configuration() {
@@ -208,6 +158,7 @@ mod tests {
         assert_eq!(s.with_epochs("3").map(|s| s.epochs), Ok(3));
         assert!(s.with_epochs("21").unwrap_err().contains("between 1 and 20"));
         let set = RunSettings { temperature: 0.5, max_turns: Some(12), repair_max_tokens: Some(999), concurrency: 4, timeout_secs: None, epochs: 1, spend: Spend::default(), stream: false };
+        assert_eq!(parse_headers("x-a: 1\nAuthorization: k").unwrap_err(), "extra headers, line 2: put the key in the API key field, not here");
         set.apply(&mut config);
         assert_eq!((config.temperature, config.max_turns, config.repair_max_tokens), (0.5, 12, 999));
         let old: RunSettings = serde_json::from_str("{}").unwrap();

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::engine::agent::strategy::Strategy;
 use crate::app::run_settings::RunSettings;
-use crate::engine::agent::{AgentConfig, Endpoint};
+use crate::engine::agent::{AgentConfig, Endpoint, RequestShape, Wire};
 use crate::engine::results::RunHeader;
 
 /// A run as stored under its id.
@@ -34,13 +34,42 @@ pub struct RunSpec {
     /// Temperature and limits beyond the basics (absent in runs stored before them: the defaults).
     #[serde(default)]
     pub settings: RunSettings,
+    /// The provider's profile name (empty: inferred from the base URL, as in runs stored before it).
+    #[serde(default)]
+    pub provider: String,
+    /// The wire spoken (`chat`, `messages`; empty: the provider's).
+    #[serde(default)]
+    pub wire: String,
+    /// What the run changed in its requests to suit the endpoint (`provider::RequestShape::notes_json`), so a
+    /// resumed run starts from what it learnt.
+    #[serde(default)]
+    pub adaptations: Value,
 }
 
 impl RunSpec {
     /// The results file's header for this run (the endpoint without its key: the header never holds one).
     pub fn header(&self, started_at: String) -> Result<RunHeader, String> {
-        let endpoint = Endpoint { base_url: self.base_url.clone(), model: self.model.clone(), ..Endpoint::default() };
-        Ok(RunHeader::new(&self.config()?, &endpoint, &format!("generated in the browser ({})", self.topology), &serde_json::json!({}), started_at))
+        let endpoint = self.endpoint();
+        let mut header = RunHeader::new(&self.config()?, &endpoint, &format!("generated in the browser ({})", self.topology), &serde_json::json!({}), started_at);
+        header.adaptations = self.shape().notes_json();
+        Ok(header)
+    }
+
+    /// The endpoint the run went to, without key or headers (typed again to resume: never stored).
+    pub fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            provider: self.provider.clone(),
+            wire: Wire::parse(&self.wire).ok(),
+            ..Endpoint::default()
+        }
+    }
+
+    /// What the run's requests carry: its provider's rules and the adaptations it kept.
+    pub fn shape(&self) -> RequestShape {
+        let endpoint = self.endpoint();
+        RequestShape::resumed(endpoint.profile(), endpoint.wire(), &self.model, Some(&self.adaptations))
     }
 
     /// The agent configuration of every sample: the topology's defaults with the run's limits and strategy.
@@ -77,6 +106,9 @@ mod tests {
             base_url: "http://127.0.0.1:1/v1".into(),
             model: "m".into(),
             settings: RunSettings::default(),
+            provider: String::new(),
+            wire: String::new(),
+            adaptations: Value::Null,
         }
     }
 
@@ -97,5 +129,24 @@ mod tests {
         let runs = vec![spec("run-900", false), spec("run-1000", false), spec("run-2000", true)];
         assert_eq!(latest_unfinished(runs).map(|r| r.id), Some("run-1000".into()));
         assert_eq!(latest_unfinished(vec![spec("run-1", true)]), None);
+    }
+
+    #[test]
+    fn a_stored_run_keeps_its_provider_and_what_it_learnt_but_never_a_key() {
+        use crate::engine::agent::provider::{compatible, RequestShape, Wire};
+        let refusal = r#"{"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
+        let mut shape = RequestShape::new(compatible(), Wire::ChatCompletions, "gpt-5-mini");
+        shape.adapt(400, refusal).expect("adapted");
+        let stored = RunSpec { model: "gpt-5-mini".into(), adaptations: shape.notes_json(), ..spec("run-5", false) };
+        let back: RunSpec = serde_json::from_value(serde_json::to_value(&stored).unwrap()).unwrap();
+        assert_eq!(back.shape(), shape, "a resumed run sends what the stopped one had learnt");
+        let header = back.header("t".into()).unwrap();
+        assert_eq!(header.adaptations, shape.notes_json());
+        let anthropic = RunSpec { provider: "anthropic".into(), wire: "chat".into(), base_url: "https://api.anthropic.com/v1".into(), ..spec("run-6", false) };
+        assert_eq!(anthropic.endpoint().chat_url(), "https://api.anthropic.com/v1/chat/completions");
+        assert_eq!(anthropic.header("t".into()).unwrap().generation_params["provider"], "anthropic");
+        let old: RunSpec = serde_json::from_value(json!({"id": "run-1", "finished": false, "samples": [], "topology": "chain", "strategy": "full",
+            "max_tokens": 5, "base_url": "http://127.0.0.1:11434/v1", "model": "m"})).unwrap();
+        assert_eq!(old.endpoint().profile().key, "ollama", "runs stored before providers infer theirs from the URL");
     }
 }

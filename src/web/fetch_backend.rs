@@ -10,11 +10,15 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::engine::agent::openai_wire::{parse_reply, reply_json, request_json, request_json_streaming, StreamAccumulator, StreamDelta};
-use crate::engine::agent::retry::parse_retry_after;
+use crate::engine::agent::openai_wire::{reply_json, StreamDelta};
+use crate::engine::agent::provider::{Note, RequestShape};
+use crate::engine::agent::retry::wait_from_headers;
+use crate::engine::agent::wire::{self, Accumulator};
 use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
-use crate::app::estimate::Spend;
-use crate::engine::agent::{estimate_tokens, AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, Role};
+use crate::app::estimate::{Spend, Tokens};
+use crate::engine::agent::{
+    estimate_tokens, send_with_retries, AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, RetryPolicy, Role,
+};
 use crate::web::storage::{turn_key, Store, TURNS};
 
 /// Stops or pauses a run: cancelling sets the flag the driver checks and aborts the requests in flight; pausing
@@ -26,10 +30,15 @@ pub struct RunControl {
     cancelled: Rc<Cell<bool>>,
     paused: Rc<Cell<bool>>,
     rate_limited_until: Rc<Cell<f64>>,
+    /// The limit the endpoint's headers named for the latest wait ("requests limit", "tokens limit", …).
+    rate_limit: Rc<RefCell<String>>,
     /// Prices and budgets of the run.
     spend: Rc<Cell<Spend>>,
-    /// Prompt and completion tokens spent so far (reported, or estimated from the text when not reported).
-    tokens: Rc<Cell<(u64, u64)>>,
+    /// Prompt (of them cached) and completion tokens spent so far (reported, or estimated from the text when not
+    /// reported).
+    tokens: Rc<Cell<Tokens>>,
+    /// Of the completion tokens, the reasoning tokens reported.
+    reasoning: Rc<Cell<u64>>,
     /// Why the run stopped itself (a budget), if it did.
     halted: Rc<RefCell<Option<String>>>,
     in_flight: Rc<RefCell<Vec<web_sys::AbortController>>>,
@@ -73,6 +82,12 @@ impl RunControl {
         js_sys::Date::now() < self.rate_limited_until.get()
     }
 
+    /// The limit being waited out, while one is (`None` when not rate-limited or the endpoint did not say).
+    pub fn rate_limit(&self) -> Option<String> {
+        let limit = self.rate_limit.borrow().clone();
+        (self.is_rate_limited() && !limit.is_empty()).then_some(limit)
+    }
+
     /// A control for a run with `spend`'s prices and budgets.
     pub fn with_spend(spend: Spend) -> RunControl {
         let control = RunControl::default();
@@ -82,14 +97,24 @@ impl RunControl {
 
     /// (input, output) tokens spent so far.
     pub fn tokens(&self) -> (u64, u64) {
+        let tokens = self.tokens.get();
+        (tokens.input, tokens.output)
+    }
+
+    /// Tokens spent so far as billed: input, of it cached, output.
+    pub fn tokens_billed(&self) -> Tokens {
         self.tokens.get()
     }
 
-    /// The money spent so far, when the run has prices.
+    /// Reasoning tokens reported so far (part of the output).
+    pub fn reasoning_tokens(&self) -> u64 {
+        self.reasoning.get()
+    }
+
+    /// The money spent so far as billed (cached input at its price), when the run has prices.
     pub fn cost(&self) -> Option<f64> {
         let spend = self.spend.get();
-        let (input, output) = self.tokens.get();
-        spend.priced().then(|| spend.cost(input, output))
+        spend.priced().then(|| spend.billed(&self.tokens.get()))
     }
 
     /// Why the run stopped itself, if it did.
@@ -99,8 +124,7 @@ impl RunControl {
 
     /// True (and the run stopped, the requests in flight left to finish) once a budget is spent.
     fn out_of_budget(&self) -> bool {
-        let (input, output) = self.tokens.get();
-        match self.spend.get().exhausted(input, output) {
+        match self.spend.get().exhausted_by(&self.tokens.get()) {
             Some(reason) => {
                 self.halted.borrow_mut().get_or_insert(reason);
                 self.cancelled.set(true);
@@ -117,20 +141,26 @@ impl RunControl {
 
     /// Adds a reply's tokens to the run's spend (its reported usage, or an estimate from its text).
     pub fn count_tokens(&self, reply: &ChatReply) {
-        let (input, output) = self.tokens.get();
+        let tokens = self.tokens.get();
         let written = reply.usage.completion_tokens.unwrap_or_else(|| estimate_tokens(&reply.content) + estimate_tokens(&reply.reasoning));
-        self.tokens.set((input + reply.usage.prompt_tokens.unwrap_or(0), output + written));
+        self.tokens.set(Tokens {
+            input: tokens.input + reply.usage.prompt_tokens.unwrap_or(0),
+            cached_input: tokens.cached_input + reply.usage.cached_prompt_tokens.unwrap_or(0),
+            output: tokens.output + written,
+        });
+        self.reasoning.set(self.reasoning.get() + reply.usage.reasoning_tokens.unwrap_or(0));
     }
 
     fn hear(&self, event: &EpisodeEvent<'_>) {
         if let EpisodeEvent::Reply { reply, .. } = event {
             self.count_tokens(reply);
         }
-        if let EpisodeEvent::Retry { delay_ms, error, .. } = event {
+        if let EpisodeEvent::Retry { delay_ms, error, limit, .. } = event {
             self.retries.set(self.retries.get() + 1);
             if matches!(error, AgentError::Http { status: 429, .. }) {
                 let until = js_sys::Date::now() + *delay_ms as f64;
                 self.rate_limited_until.set(self.rate_limited_until.get().max(until));
+                *self.rate_limit.borrow_mut() = limit.unwrap_or_default().to_string();
             }
         }
     }
@@ -140,6 +170,8 @@ impl RunControl {
 pub struct FetchBackend {
     /// Where to send.
     pub endpoint: Endpoint,
+    /// What the run's requests carry: the profile's rules and the adaptations learnt, shared by every lane.
+    pub shape: Rc<RefCell<RequestShape>>,
     /// Per-request timeout in milliseconds.
     pub timeout_ms: u64,
     /// The run's stop switch.
@@ -184,9 +216,20 @@ impl ChatBackend for FetchBackend {
     async fn record(&self, event: EpisodeEvent<'_>) {
         self.control.hear(&event);
     }
+
+    fn adapt(&self, failure: &CallFailure) -> Option<Note> {
+        let AgentError::Http { status, .. } = failure.error else { return None };
+        self.shape.borrow_mut().adapt(status, &failure.body)
+    }
 }
 
 impl FetchBackend {
+    /// A backend for `endpoint` whose requests start from the endpoint's own shape.
+    pub fn new(endpoint: Endpoint, timeout_ms: u64, control: RunControl, stream: bool) -> FetchBackend {
+        let shape = Rc::new(RefCell::new(endpoint.shape()));
+        FetchBackend { endpoint, shape, timeout_ms, control, stream }
+    }
+
     /// Sends one attempt; when streaming, `observe` hears each piece of the reply as it arrives.
     pub async fn send_observed(&self, request: &ChatRequest, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, CallFailure> {
         self.control.while_paused().await;
@@ -229,34 +272,37 @@ impl FetchBackend {
 
     async fn attempt(&self, request: &ChatRequest, signal: &web_sys::AbortSignal, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, CallFailure> {
         let mut builder = gloo_net::http::Request::post(&self.endpoint.chat_url()).abort_signal(Some(signal));
-        for (name, value) in self.endpoint.request_headers() {
+        for (name, value) in self.endpoint.request_headers(true) {
             builder = builder.header(&name, &value);
         }
-        let body = if self.stream { request_json_streaming(request, &self.endpoint.model) } else { request_json(request, &self.endpoint.model) };
+        let (body, wire) = {
+            let shape = self.shape.borrow();
+            (wire::request_body(&shape, request, &self.endpoint.model, self.stream), shape.wire)
+        };
         let sent = builder.body(body.to_string()).map_err(|e| AgentError::Request { reason: e.to_string() })?;
         let response = sent.send().await.map_err(|e| AgentError::Network { message: e.to_string() })?;
         let status = response.status();
-        let retry_after_ms = response.headers().get("retry-after").and_then(|v| parse_retry_after(&v, Some(js_sys::Date::now() as u64)));
+        let headers = response.headers();
+        let wait = wait_from_headers(&|name| headers.get(name), Some(js_sys::Date::now() as u64));
         if self.stream && (200..300).contains(&status) {
             if let Some(stream) = response.body() {
-                return read_stream(stream, observe).await.map_err(CallFailure::from);
+                return read_stream(stream, Accumulator::new(wire), observe).await.map_err(CallFailure::from);
             }
         }
         let text = response.text().await.map_err(|e| AgentError::Network { message: format!("reading the reply body failed: {e}") })?;
         if !(200..300).contains(&status) {
-            return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
+            return Err(CallFailure::http(status, text, wait));
         }
-        parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() }.into())
+        wire::parse_reply(wire, &text).map_err(|e| AgentError::Malformed { reason: e.to_string() }.into())
     }
 }
 
 /// Reads a streamed reply piece by piece into the engine's accumulator, telling `observe` what each piece added.
 /// Bytes of a character split between pieces wait for the rest; a body that is not an event stream (a server
 /// that ignored `stream`) is read as a plain completion by the accumulator.
-async fn read_stream(stream: web_sys::ReadableStream, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, AgentError> {
+async fn read_stream(stream: web_sys::ReadableStream, mut accumulator: Accumulator, observe: &dyn Fn(&StreamDelta)) -> Result<ChatReply, AgentError> {
     let network = |e: wasm_bindgen::JsValue| AgentError::Network { message: format!("reading the streamed reply failed: {e:?}") };
     let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
-    let mut accumulator = StreamAccumulator::new();
     let mut bytes: Vec<u8> = Vec::new();
     loop {
         let chunk = wasm_bindgen_futures::JsFuture::from(reader.read()).await.map_err(network)?;
@@ -319,6 +365,10 @@ impl ChatBackend for Journaled<'_> {
         self.inner.is_cancelled()
     }
 
+    fn adapt(&self, failure: &CallFailure) -> Option<Note> {
+        self.inner.adapt(failure)
+    }
+
     async fn record(&self, event: EpisodeEvent<'_>) {
         self.inner.control.hear(&event);
         if let EpisodeEvent::Reply { reply, .. } = event {
@@ -333,12 +383,14 @@ impl ChatBackend for Journaled<'_> {
 
 /// Runs the endpoint check's probes in order (`/models` through the CORS preflight, a plain chat call, a call
 /// offering the calculator, a call with a picture of a number) and says what each saw; `app::endpoint_check`
-/// explains them. A failed fetch is retried once as a no-CORS request: if that reaches the server, the browser
-/// refused the reply (CORS).
-pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
+/// explains them. The chat calls go as a run's would (its temperature, its repair completion limit), so a
+/// refused parameter is met the way the run will meet it; the returned sentences say what the run will adapt.
+/// A failed fetch is retried once as a no-CORS request: if that reaches the server, the browser refused the
+/// reply (CORS).
+pub async fn check_endpoint(endpoint: &Endpoint, temperature: f64, max_tokens: u32) -> (Vec<(Probe, Seen)>, Vec<String>) {
     let mut seen = Vec::new();
     let mut builder = gloo_net::http::Request::get(&endpoint.models_url());
-    for (name, value) in endpoint.request_headers() {
+    for (name, value) in endpoint.request_headers(true) {
         builder = builder.header(&name, &value);
     }
     let models = match builder.send().await {
@@ -355,48 +407,44 @@ pub async fn check_endpoint(endpoint: &Endpoint) -> Vec<(Probe, Seen)> {
     };
     let blocked = matches!(models, Seen::CorsRefused | Seen::Unreachable(_));
     seen.push((Probe::Models, models));
+    let backend = FetchBackend::new(endpoint.clone(), 60_000, RunControl::default(), false);
     if blocked {
-        return seen;
+        return (seen, backend.shape.borrow().planned(temperature, max_tokens));
     }
-    let backend = FetchBackend { endpoint: endpoint.clone(), timeout_ms: 60_000, control: RunControl::default(), stream: false };
-    let ask = |text: &str, kind: RequestKind| ChatRequest {
-        messages: vec![Message::new(Role::User, text)],
-        max_tokens: 256,
-        temperature: 0.0,
-        top_p: 1.0,
-        repair: false,
-        turn: 0,
-        kind,
-    };
-    let chat = match backend.send(&ask("Reply with the single word: ready", RequestKind::Summary)).await {
+    let ask = |text: &str, kind: RequestKind| ChatRequest { messages: vec![Message::new(Role::User, text)], max_tokens, temperature, top_p: 0.95, repair: false, turn: 0, kind };
+    // One attempt each, adapted to refused parameters as a run would be.
+    let once = RetryPolicy { max_attempts: 1, ..RetryPolicy::default() };
+    let chat = match send_with_retries(&backend, &ask("Reply with the single word: ready", RequestKind::Summary), &once).await {
         Ok(reply) if reply.content.trim().is_empty() => Seen::Ok(format!("the model replied, with {} tool call(s) and no text", reply.tool_calls.len())),
         Ok(reply) => Seen::Ok(format!("the model replied ({} characters of text)", reply.content.chars().count())),
-        Err(failure) => seen_of(failure.error),
+        Err(error) => seen_of(error),
     };
     seen.push((Probe::Chat, chat));
-    let tool = match backend.send(&ask("Use the calculator tool to compute 1234 * 5678.", RequestKind::Turn)).await {
+    let tool = match send_with_retries(&backend, &ask("Use the calculator tool to compute 1234 * 5678.", RequestKind::Turn), &once).await {
         Ok(reply) if reply.tool_calls.iter().any(|c| c.name == "calculator") => Seen::Ok("the model called the calculator".into()),
         Ok(_) => Seen::NoToolCall,
-        Err(failure) => seen_of(failure.error),
+        Err(error) => seen_of(error),
     };
     seen.push((Probe::ToolCall, tool));
     let image = match probe_picture() {
         Ok(part) => {
             let mut request = ask("What number is written in this picture? Reply with the number only.", RequestKind::Summary);
             request.messages[0].images = vec![part];
-            match backend.send(&request).await {
+            match send_with_retries(&backend, &request, &once).await {
                 Ok(reply) => read_image_reply(&reply.content),
-                Err(failure) => seen_of(failure.error),
+                Err(error) => seen_of(error),
             }
         }
         Err(reason) => Seen::Malformed(format!("the probe picture could not be drawn: {reason}")),
     };
     seen.push((Probe::Image, image));
-    seen
+    let planned = backend.shape.borrow().planned(temperature, max_tokens);
+    (seen, planned)
 }
 
 fn seen_of(error: AgentError) -> Seen {
     match error {
+        AgentError::GaveUp { last, .. } => seen_of(*last),
         AgentError::Http { status, body_excerpt } => Seen::Http(status, body_excerpt),
         AgentError::Malformed { reason } => Seen::Malformed(reason),
         other => Seen::Unreachable(other.to_string()),

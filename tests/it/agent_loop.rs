@@ -28,7 +28,7 @@ fn calc(expressions: &str) -> ChatReply {
     ChatReply {
         tool_calls: vec![ReplyToolCall { id: "call-a".into(), name: "calculator".into(), arguments: ToolArguments::Text(expressions.into()) }],
         finish_reason: Some("tool_calls".into()),
-        usage: Usage { prompt_tokens: Some(100), completion_tokens: Some(20) },
+        usage: Usage { prompt_tokens: Some(100), completion_tokens: Some(20), ..Usage::default() },
         ..ChatReply::default()
     }
 }
@@ -238,9 +238,9 @@ fn a_summary_call_goes_out_as_an_auxiliary_step_and_is_counted_apart() {
     // Unreported usage keeps the estimates uncalibrated, so the trigger fires where the characters say.
     let long = ChatReply { usage: Usage::default(), ..calc(&format!("[\"{}\"]", "1 + ".repeat(300) + "1")) };
     let mut summary = text("task_1_out = 2 so far");
-    summary.usage = Usage { prompt_tokens: Some(300), completion_tokens: Some(9) };
+    summary.usage = Usage { prompt_tokens: Some(300), completion_tokens: Some(9), ..Usage::default() };
     let mut last = text("\\boxed{task_1_out = 2} \\boxed{task_2_out = 7}");
-    last.usage = Usage { prompt_tokens: Some(50), completion_tokens: Some(5) };
+    last.usage = Usage { prompt_tokens: Some(50), completion_tokens: Some(5), ..Usage::default() };
     let replies = vec![long.clone(), long, summary, last];
     let (mut session, mut step) = AgentSession::start(&two_outputs(), &config);
     let mut kinds = Vec::new();

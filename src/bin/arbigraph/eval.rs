@@ -4,11 +4,12 @@
 //! every few seconds (so a kill loses nothing finished and the cost per sample stays flat), resume, and a
 //! progress line.
 
-use arbigraph_studio::engine::agent::openai_wire::{parse_reply, request_json};
+use arbigraph_studio::engine::agent::endpoint::parse_header;
+use arbigraph_studio::engine::agent::provider::{self, Note, RequestShape, Wire};
+use arbigraph_studio::engine::agent::retry::wait_from_headers;
 use arbigraph_studio::engine::agent::strategy::{split_param, Strategy};
-use arbigraph_studio::engine::agent::retry::parse_retry_after;
 use arbigraph_studio::engine::agent::{
-    run_episode, AgentConfig, AgentError, AgentInput, AgentSession, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEnd,
+    run_episode, wire, AgentConfig, AgentError, AgentInput, AgentSession, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEnd, EpisodeEvent,
     RetryPolicy, Secret,
 };
 use arbigraph_studio::engine::dataset::shape::topology_of;
@@ -19,7 +20,7 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Arguments of `arbigraph eval`.
@@ -28,15 +29,28 @@ pub struct Args {
     /// The dataset (reference layout), or a results file to continue.
     #[arg(long)]
     dataset: PathBuf,
-    /// The endpoint's base URL, e.g. `http://127.0.0.1:8099/v1` (`/chat/completions` is appended).
+    /// The endpoint's base URL, e.g. `http://127.0.0.1:8099/v1` (the request path is appended); default: the
+    /// provider's.
     #[arg(long)]
-    base_url: String,
+    base_url: Option<String>,
+    /// The provider: openai, azure, anthropic, gemini, openrouter, together, groq, deepseek, mistral, xai, vllm,
+    /// sglang, ollama, llamacpp, lmstudio or compatible (docs/PROVIDERS.md). It decides how the key is sent, the
+    /// wire, and the parameters each model takes. Default: inferred from --base-url.
+    #[arg(long)]
+    provider: Option<String>,
+    /// The wire: `chat` (chat completions) or `messages` (Anthropic's Messages API). Default: the provider's.
+    #[arg(long)]
+    wire: Option<String>,
     /// The model name sent with every request.
     #[arg(long)]
     model: String,
-    /// Name of the environment variable holding the API key (sent as a bearer token, never written anywhere).
+    /// Name of the environment variable holding the API key (sent as the provider wants it, never written
+    /// anywhere). Default: the provider's usual variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) when it is set.
     #[arg(long)]
     api_key_env: Option<String>,
+    /// An extra request header, `Name: value` (repeatable; values are never written anywhere).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
     /// Context strategy: `NAME` or `NAME:key=value,key=value`. Names: full; acg-lite (budget_tokens=5000);
     /// acg (budget_tokens=5000); mask (keep=10); window (exchanges=8); summary (trigger_tokens=8000,
     /// keep_exchanges=4, summary_tokens=1024); mask+summary (keep=10 and the summary parameters); graph.
@@ -155,13 +169,40 @@ fn config_for(sample: &Value, args: &Args, strategy: &Strategy) -> AgentConfig {
     config
 }
 
-fn run_inner(args: &Args) -> Result<ExitCode, String> {
-    let strategy = strategy_of(args)?;
-    let api_key = match &args.api_key_env {
+/// The endpoint the flags describe, or the first problem with them, named by its flag.
+fn endpoint_of(args: &Args) -> Result<Endpoint, String> {
+    let named = args.provider.as_deref().map(|name| provider::profile(name).map_err(|e| format!("--provider: {e}"))).transpose()?;
+    let base_url = match (&args.base_url, named) {
+        (Some(url), _) => url.clone(),
+        (None, Some(profile)) => profile.base_url.to_string(),
+        (None, None) => return Err("give --base-url, --provider, or both".into()),
+    };
+    let wire = args.wire.as_deref().map(|w| Wire::parse(w).map_err(|e| format!("--wire: {e}"))).transpose()?;
+    let mut headers = Vec::new();
+    for (i, line) in args.headers.iter().enumerate() {
+        headers.push(parse_header(line).map_err(|e| format!("--header (#{}): {e}", i + 1))?);
+    }
+    let mut endpoint = Endpoint { base_url, model: args.model.clone(), headers, provider: args.provider.clone().unwrap_or_default(), wire, ..Endpoint::default() };
+    if let Some(problem) = endpoint.base_url_problem() {
+        let flag = if args.base_url.is_some() { "--base-url" } else { "--provider" };
+        return Err(format!("{flag}: {problem}"));
+    }
+    let profile = endpoint.profile();
+    endpoint.api_key = match &args.api_key_env {
         Some(var) => Secret::new(std::env::var(var).map_err(|_| format!("environment variable {var} (named by --api-key-env) is not set"))?),
+        None if !profile.key_env.is_empty() => std::env::var(profile.key_env).map(Secret::new).unwrap_or_default(),
         None => Secret::default(),
     };
-    let endpoint = Endpoint { base_url: args.base_url.clone(), model: args.model.clone(), api_key, headers: Vec::new() };
+    if endpoint.api_key.is_empty() && profile.needs_key {
+        let hint = if profile.key_env.is_empty() { String::new() } else { format!(" (or set {})", profile.key_env) };
+        eprintln!("[eval] warning: {} needs an API key and none was given: name its variable with --api-key-env{hint}", profile.label);
+    }
+    Ok(endpoint)
+}
+
+fn run_inner(args: &Args) -> Result<ExitCode, String> {
+    let strategy = strategy_of(args)?;
+    let endpoint = endpoint_of(args)?;
     let dataset = super::files::read_json(&args.dataset)?;
     let mut samples: Vec<Value> = dataset.get("samples").and_then(Value::as_array).cloned().ok_or_else(|| format!("{}: no `samples` array", args.dataset.display()))?;
     if let Some(limit) = args.limit {
@@ -184,6 +225,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
 
     // Resume: keep finished samples of an existing results file made with the same settings.
+    let mut previous_adaptations: Option<Value> = None;
     if args.output.exists() {
         let previous = super::files::read_json(&args.output)?;
         let summary = previous.get("summary").cloned().unwrap_or(json!({}));
@@ -215,6 +257,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         if let Some(stored) = summary.get("system_prompt").and_then(Value::as_str) {
             header.system_prompt = stored.to_string();
         }
+        previous_adaptations = summary.get("adaptations").cloned();
         let mut start_times: Vec<String> =
             summary.get("start_times").and_then(Value::as_array).map(|t| t.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
         start_times.append(&mut header.start_times);
@@ -252,6 +295,13 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let resumed = samples.len() - pending.len();
     let total = samples.len();
     let policy = RetryPolicy { max_attempts: args.max_attempts.max(1), base_delay_ms: args.backoff_ms, max_delay_ms: args.max_backoff_ms };
+    // What the run sends, negotiated from the provider's profile and the endpoint's refusals, shared by every
+    // worker and kept in the results file, so a resumed run starts from what this one learnt.
+    let shape = RequestShape::resumed(endpoint.profile(), endpoint.wire(), &endpoint.model, previous_adaptations.as_ref());
+    for line in shape.planned(first_config.temperature, first_config.repair_max_tokens) {
+        eprintln!("[eval] {}: {line}", endpoint.profile().label);
+    }
+    let shape = Arc::new(Mutex::new(shape));
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs_f64(args.timeout_secs.max(0.001))))
         .http_status_as_error(false)
@@ -275,10 +325,11 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let timeout_ms = (args.timeout_secs.max(0.001) * 1000.0) as u64;
     let mut handles = Vec::new();
     for worker in 0..workers {
-        let (jobs, next_job, sender, agent, endpoint) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone(), endpoint.clone());
+        let (jobs, next_job, sender, agent, endpoint, shape) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone(), endpoint.clone(), Arc::clone(&shape));
         handles.push(std::thread::spawn(move || {
             while let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) {
-                let backend = UreqBackend { agent: &agent, endpoint: &endpoint, timeout_ms, attempts: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
+                let backend =
+                    UreqBackend { agent: &agent, endpoint: &endpoint, shape: &shape, timeout_ms, attempts: Cell::new(0), shape_notes: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
                 let result = run_sample(&backend, sample, *index, config, &policy);
                 if sender.send((*index, result)).is_err() {
                     break;
@@ -288,6 +339,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     }
     drop(sender);
 
+    let adaptations = || shape.lock().map(|s| s.notes_json()).unwrap_or(Value::Null);
     let mut done = 0usize;
     let mut failed = 0usize;
     let mut correct = samples.iter().filter(|s| is_finished(s) && s.get("correct") == Some(&Value::Bool(true))).count();
@@ -306,6 +358,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         samples[index] = result;
         done += 1;
         if rewritten.elapsed() >= REWRITE_EVERY {
+            header.adaptations = adaptations();
             write_results(&args.output, &header, &samples, false)?;
             journal = Journal::create(&journal_path)?;
             rewritten = Instant::now();
@@ -324,6 +377,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         let _ = handle.join();
     }
     eprintln!();
+    header.adaptations = adaptations();
     write_results(&args.output, &header, &samples, true)?;
     drop(journal);
     std::fs::remove_file(&journal_path).map_err(|e| format!("cannot remove {}: {e}", journal_path.display()))?;
@@ -447,13 +501,18 @@ fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &
     result_sample(sample, &record, record.strategy.name(), timings)
 }
 
-/// Blocking HTTP with `ureq` (one per worker thread): each `send` is one attempt; the engine retries.
+/// Blocking HTTP with `ureq` (one per worker thread): each `send` is one attempt; the engine retries and
+/// decides adaptations, which all workers share through `shape`.
 struct UreqBackend<'a> {
     agent: &'a ureq::Agent,
     endpoint: &'a Endpoint,
+    shape: &'a Mutex<RequestShape>,
     timeout_ms: u64,
     /// HTTP attempts made for the current sample.
     attempts: Cell<u32>,
+    /// How many adaptations the shape held when the last request was built: a refusal of a request built before
+    /// another worker adapted the shape is sent again with the new shape instead of standing.
+    shape_notes: Cell<usize>,
     /// Jitter state (a splitmix64 stream seeded per worker and sample).
     seed: Cell<u64>,
 }
@@ -461,10 +520,14 @@ struct UreqBackend<'a> {
 impl ChatBackend for UreqBackend<'_> {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
         self.attempts.set(self.attempts.get() + 1);
-        let body = request_json(request, &self.endpoint.model).to_string();
+        let (body, wire) = {
+            let shape = self.shape.lock().map_err(|_| AgentError::Request { reason: "a worker panicked".into() })?;
+            self.shape_notes.set(shape.notes().len());
+            (wire::request_body(&shape, request, &self.endpoint.model, false).to_string(), shape.wire)
+        };
         let started = Instant::now();
         let mut builder = self.agent.post(&self.endpoint.chat_url());
-        for (name, value) in self.endpoint.request_headers() {
+        for (name, value) in self.endpoint.request_headers(false) {
             builder = builder.header(name, value);
         }
         let mut response = builder.send(body.as_str()).map_err(|e| match e {
@@ -473,18 +536,40 @@ impl ChatBackend for UreqBackend<'_> {
         })?;
         let status = response.status().as_u16();
         let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).ok();
-        let retry_after_ms = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| parse_retry_after(v, now_ms));
+        let headers = response.headers().clone();
+        let wait = wait_from_headers(&|name| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string), now_ms);
         let text = response.body_mut().read_to_string().map_err(|e| AgentError::Network { message: format!("reading the reply body failed: {e}") })?;
         if !(200..300).contains(&status) {
-            return Err(CallFailure { error: AgentError::http(status, &text), retry_after_ms });
+            return Err(CallFailure::http(status, text, wait));
         }
-        let mut reply = parse_reply(&text).map_err(|e| AgentError::Malformed { reason: e.to_string() })?;
+        let mut reply = wire::parse_reply(wire, &text).map_err(|e| AgentError::Malformed { reason: e.to_string() })?;
         reply.latency_ms = Some(started.elapsed().as_millis() as u64);
         Ok(reply)
     }
 
     async fn sleep(&self, ms: u64) {
         std::thread::sleep(Duration::from_millis(ms));
+    }
+
+    async fn record(&self, event: EpisodeEvent<'_>) {
+        if let EpisodeEvent::Retry { delay_ms, limit: Some(limit), .. } = event {
+            eprintln!("\n[eval] rate-limited: waiting {:.1} s for the endpoint's {limit}", delay_ms as f64 / 1000.0);
+        }
+    }
+
+    fn adapt(&self, failure: &CallFailure) -> Option<Note> {
+        let AgentError::Http { status, .. } = failure.error else { return None };
+        let mut shape = self.shape.lock().ok()?;
+        if let Some(note) = shape.adapt(status, &failure.body) {
+            eprintln!("\n[eval] adapted the requests: {}", note.sentence());
+            return Some(note);
+        }
+        // Another worker adapted the shape after this request was built (concurrent refusals of the same
+        // parameter): send it again as the shape now says rather than let the refusal stand.
+        if shape.notes().len() > self.shape_notes.get() {
+            return shape.notes().last().cloned();
+        }
+        None
     }
 
     fn jitter(&self) -> f64 {

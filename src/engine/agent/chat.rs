@@ -172,8 +172,15 @@ pub struct ReplyToolCall {
 pub struct Usage {
     /// Prompt tokens.
     pub prompt_tokens: Option<u64>,
-    /// Completion tokens.
+    /// Completion tokens (reasoning tokens included, as every provider bills them).
     pub completion_tokens: Option<u64>,
+    /// Prompt tokens read from the provider's prompt cache (part of `prompt_tokens`, billed at the cached price).
+    pub cached_prompt_tokens: Option<u64>,
+    /// Prompt tokens written to the provider's prompt cache (Anthropic's `cache_creation_input_tokens`; part of
+    /// `prompt_tokens`).
+    pub cache_write_tokens: Option<u64>,
+    /// Reasoning tokens (part of `completion_tokens`, billed as output).
+    pub reasoning_tokens: Option<u64>,
 }
 
 /// One model reply, in domain terms.

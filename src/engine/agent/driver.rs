@@ -6,6 +6,7 @@
 use super::chat::{ChatReply, ChatRequest};
 use super::config::AgentConfig;
 use super::error::AgentError;
+use super::provider::MAX_ADAPTATIONS_PER_REQUEST;
 use super::retry::{RetryDecision, RetryPolicy};
 use super::session::{AgentInput, AgentRecord, AgentSession, Step};
 
@@ -14,13 +15,24 @@ use super::session::{AgentInput, AgentRecord, AgentSession, Step};
 pub struct CallFailure {
     /// What went wrong.
     pub error: AgentError,
-    /// The server's `Retry-After`, in milliseconds, when it sent one (see `retry::parse_retry_after`).
+    /// The wait the server asked for, in milliseconds, when it said (see `retry::wait_from_headers`).
     pub retry_after_ms: Option<u64>,
+    /// Which of the server's limits the wait is for, when its headers said.
+    pub limit: Option<String>,
+    /// The whole error body (the error keeps an excerpt), for [`ChatBackend::adapt`].
+    pub body: String,
 }
 
 impl From<AgentError> for CallFailure {
     fn from(error: AgentError) -> CallFailure {
-        CallFailure { error, retry_after_ms: None }
+        CallFailure { error, retry_after_ms: None, limit: None, body: String::new() }
+    }
+}
+
+impl CallFailure {
+    /// An HTTP failure with its whole body and the wait its headers asked for.
+    pub fn http(status: u16, body: String, wait: Option<super::retry::RateWait>) -> CallFailure {
+        CallFailure { error: AgentError::http(status, &body), retry_after_ms: wait.as_ref().map(|w| w.ms), limit: wait.map(|w| w.limit), body }
     }
 }
 
@@ -31,8 +43,11 @@ pub enum EpisodeEvent<'a> {
     Request(&'a ChatRequest),
     /// The reply of `turn` arrived and is about to be consumed.
     Reply { turn: usize, reply: &'a ChatReply },
-    /// Attempt `attempt` of `turn` failed; the next one follows after `delay_ms`.
-    Retry { turn: usize, attempt: u32, delay_ms: u64, error: &'a AgentError },
+    /// Attempt `attempt` of `turn` failed; the next one follows after `delay_ms` (`limit`: the server's limit
+    /// being waited out, when it said).
+    Retry { turn: usize, attempt: u32, delay_ms: u64, error: &'a AgentError, limit: Option<&'a str> },
+    /// The endpoint refused a parameter of `turn`'s request; the request goes again, changed as `note` says.
+    Adapted { turn: usize, note: &'a super::provider::Note },
 }
 
 /// Where a chat request goes: fetch in the browser, blocking HTTP in the CLI, canned replies in tests.
@@ -56,6 +71,12 @@ pub trait ChatBackend {
 
     /// Hears every event before the loop goes on (a driver stores turns here). Does nothing by default.
     async fn record(&self, _event: EpisodeEvent<'_>) {}
+
+    /// Adapts the run's requests to a refusal (see `provider::RequestShape::adapt`) and returns what changed;
+    /// the refused request is then sent again at once. `None` (the default) lets the refusal stand.
+    fn adapt(&self, _failure: &CallFailure) -> Option<super::provider::Note> {
+        None
+    }
 }
 
 /// How an episode ended.
@@ -70,6 +91,7 @@ pub enum EpisodeEnd {
 /// Sends `request` with retries under `policy`. Returns the reply, or the final error (`Cancelled` when stopped).
 pub async fn send_with_retries<B: ChatBackend>(backend: &B, request: &ChatRequest, policy: &RetryPolicy) -> Result<ChatReply, AgentError> {
     let mut attempt = 1;
+    let mut adaptations = 0;
     loop {
         if backend.is_cancelled() {
             return Err(AgentError::Cancelled);
@@ -81,10 +103,18 @@ pub async fn send_with_retries<B: ChatBackend>(backend: &B, request: &ChatReques
         if failure.error == AgentError::Cancelled || backend.is_cancelled() {
             return Err(AgentError::Cancelled);
         }
+        // A refused parameter is not a failure to wait out: change the request and send it again at once.
+        if adaptations < MAX_ADAPTATIONS_PER_REQUEST {
+            if let Some(note) = backend.adapt(&failure) {
+                adaptations += 1;
+                backend.record(EpisodeEvent::Adapted { turn: request.turn, note: &note }).await;
+                continue;
+            }
+        }
         match policy.after_failure(attempt, failure.error.clone(), failure.retry_after_ms, backend.jitter()) {
             RetryDecision::GiveUp(error) => return Err(error),
             RetryDecision::Retry { delay_ms } => {
-                backend.record(EpisodeEvent::Retry { turn: request.turn, attempt, delay_ms, error: &failure.error }).await;
+                backend.record(EpisodeEvent::Retry { turn: request.turn, attempt, delay_ms, error: &failure.error, limit: failure.limit.as_deref() }).await;
                 backend.sleep(delay_ms).await;
             }
         }
@@ -142,11 +172,13 @@ mod tests {
         events: RefCell<Vec<String>>,
         cancel_after_sends: Option<usize>,
         sends: Cell<usize>,
+        /// The run's negotiated parameters, when the backend adapts to refusals.
+        shape: Option<RefCell<crate::engine::agent::provider::RequestShape>>,
     }
 
     impl Scripted {
         fn new(outcomes: Vec<Result<ChatReply, CallFailure>>) -> Scripted {
-            Scripted { outcomes: RefCell::new(outcomes.into()), sleeps: RefCell::default(), events: RefCell::default(), cancel_after_sends: None, sends: Cell::new(0) }
+            Scripted { outcomes: RefCell::new(outcomes.into()), sleeps: RefCell::default(), events: RefCell::default(), cancel_after_sends: None, sends: Cell::new(0), shape: None }
         }
     }
 
@@ -169,8 +201,13 @@ mod tests {
                 EpisodeEvent::Request(r) => format!("request {}", r.turn),
                 EpisodeEvent::Reply { turn, .. } => format!("reply {turn}"),
                 EpisodeEvent::Retry { turn, attempt, delay_ms, .. } => format!("retry {turn}.{attempt} after {delay_ms}"),
+                EpisodeEvent::Adapted { turn, note } => format!("adapted {turn}: {:?}", note.adaptation),
             };
             self.events.borrow_mut().push(line);
+        }
+        fn adapt(&self, failure: &CallFailure) -> Option<crate::engine::agent::provider::Note> {
+            let AgentError::Http { status, .. } = failure.error else { return None };
+            self.shape.as_ref()?.borrow_mut().adapt(status, &failure.body)
         }
     }
 
@@ -206,7 +243,7 @@ mod tests {
     fn retries_follow_the_policy_and_the_episode_finishes() {
         let replies = calculator_then_answer();
         let backend = Scripted::new(vec![
-            Err(CallFailure { error: AgentError::http(429, "slow down"), retry_after_ms: Some(2_000) }),
+            Err(CallFailure { retry_after_ms: Some(2_000), ..CallFailure::from(AgentError::http(429, "slow down")) }),
             Err(AgentError::http(502, "").into()),
             Ok(replies[0].clone()),
             Ok(replies[1].clone()),
@@ -218,6 +255,29 @@ mod tests {
         assert!(record.grade.correct);
         assert_eq!(*backend.sleeps.borrow(), vec![2_000, 200]);
         assert_eq!(*backend.events.borrow(), vec!["request 0", "retry 0.1 after 2000", "retry 0.2 after 200", "reply 0", "request 1", "reply 1"]);
+    }
+
+    #[test]
+    fn a_refused_parameter_is_adapted_and_sent_again_at_once() {
+        use crate::engine::agent::provider::{compatible, Adaptation, LimitParam, RequestShape, Wire};
+        let refusal = r#"{"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
+        let replies = calculator_then_answer();
+        let mut backend = Scripted::new(vec![
+            Err(CallFailure::http(400, refusal.to_string(), None)),
+            Ok(replies[0].clone()),
+            Err(CallFailure::http(400, refusal.to_string(), None)),
+        ]);
+        backend.shape = Some(RefCell::new(RequestShape::new(compatible(), Wire::ChatCompletions, "gpt-5-mini")));
+        let (session, step) = start();
+        let EpisodeEnd::Finished(record) = block_on(run_episode(&backend, session, step, &RetryPolicy::default())) else { panic!("must finish") };
+        assert!(backend.sleeps.borrow().is_empty(), "no wait for an adaptation");
+        assert_eq!(
+            *backend.events.borrow(),
+            vec!["request 0".to_string(), format!("adapted 0: {:?}", Adaptation::LimitRenamed(LimitParam::MaxCompletionTokens)), "reply 0".into(), "request 1".into()]
+        );
+        // The same refusal once adapted to stands: the sample ends with the endpoint's message.
+        assert!(matches!(&record.status, Status::ApiError(m) if m.contains("HTTP 400: ") && m.contains("Unsupported parameter")), "{:?}", record.status);
+        assert_eq!(backend.shape.unwrap().into_inner().notes().len(), 1);
     }
 
     #[test]

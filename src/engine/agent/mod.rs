@@ -11,6 +11,7 @@
 //! `endpoint` holds where to send, with the key as a `Secret`. `probe` is the deterministic solver behind
 //! `arbigraph probe-server`, which measures what each strategy lets a model see.
 
+pub mod anthropic_wire;
 pub mod chat;
 pub mod config;
 pub mod driver;
@@ -18,17 +19,20 @@ pub mod endpoint;
 pub mod error;
 pub mod openai_wire;
 pub mod probe;
+pub mod provider;
 pub mod prompts;
 pub mod retry;
 pub mod session;
 pub mod strategy;
 pub mod toolcalls;
+pub mod wire;
 
 pub use chat::{ChatReply, ChatRequest, ImagePart, Message, ReplyToolCall, RequestKind, Role, ToolArguments, ToolCall, Usage};
 pub use config::{AgentConfig, Budgets};
 pub use driver::{run_episode, run_to_end, send_with_retries, CallFailure, ChatBackend, EpisodeEnd, EpisodeEvent};
 pub use endpoint::{Endpoint, Secret};
 pub use error::AgentError;
+pub use provider::{Profile, RequestShape, Wire};
 pub use retry::RetryPolicy;
 pub use session::{estimate_tokens, turn_text, AgentInput, ImageInputError, InputError, AgentRecord, AgentSession, RepairCounts, RequestLog, Status, Step, UsageTotals, CHARS_PER_TOKEN};
 pub use strategy::{Strategy, StrategyError};

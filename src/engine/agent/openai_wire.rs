@@ -7,6 +7,7 @@
 use super::prompts::{CALCULATOR_DESCRIPTION, EXPRESSIONS_DESCRIPTION, EXPRESSION_DESCRIPTION, REQUIREMENTS_DESCRIPTION};
 use super::toolcalls::CALCULATOR;
 use super::chat::RequestKind;
+use super::provider::Sampling;
 use super::{ChatReply, ChatRequest, Message, ReplyToolCall, Role, ToolArguments, ToolCall, Usage};
 use serde_json::{json, Map, Value};
 
@@ -81,15 +82,26 @@ fn message_json(message: &Message) -> Value {
     Value::Object(m)
 }
 
-/// The request body for `model`. Turns offer the calculator; auxiliary calls (summaries) offer no tools.
+/// The request body for `model` with the request's own limit, temperature and `top_p` under their classic
+/// names. Turns offer the calculator; auxiliary calls (summaries) offer no tools.
 pub fn request_json(request: &ChatRequest, model: &str) -> Value {
+    request_json_with(request, model, &Sampling::plain(request))
+}
+
+/// The request body for `model` sent with `sampling` (a provider's names and the run's adaptations: the limit
+/// as `max_tokens` or `max_completion_tokens`, the temperature and `top_p` only when sent).
+pub fn request_json_with(request: &ChatRequest, model: &str, sampling: &Sampling) -> Value {
     let mut body = json!({
         "model": model,
         "messages": request.messages.iter().map(message_json).collect::<Vec<_>>(),
-        "max_tokens": request.max_tokens,
-        "temperature": request.temperature,
-        "top_p": request.top_p,
     });
+    body[sampling.limit.as_str()] = json!(sampling.max_tokens);
+    if let Some(t) = sampling.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(p) = sampling.top_p {
+        body["top_p"] = json!(p);
+    }
     if request.kind == RequestKind::Turn {
         body["tools"] = json!([calculator_tool()]);
         body["tool_choice"] = json!("auto");
@@ -99,8 +111,8 @@ pub fn request_json(request: &ChatRequest, model: &str) -> Value {
 }
 
 /// The request body asking for a streamed reply: `stream: true`, with the usage sent in the last chunk.
-pub fn request_json_streaming(request: &ChatRequest, model: &str) -> Value {
-    let mut body = request_json(request, model);
+pub fn request_json_streaming(request: &ChatRequest, model: &str, sampling: &Sampling) -> Value {
+    let mut body = request_json_with(request, model, sampling);
     body["stream"] = json!(true);
     body["stream_options"] = json!({"include_usage": true});
     body
@@ -186,10 +198,50 @@ pub fn reply_json(reply: &ChatReply, model: &str, id: &str) -> Value {
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason.clone().unwrap_or_else(|| "stop".into())}],
     });
-    if let (Some(p), Some(c)) = (reply.usage.prompt_tokens, reply.usage.completion_tokens) {
-        body["usage"] = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+    if let Some(usage) = usage_json(&reply.usage) {
+        body["usage"] = usage;
     }
     body
+}
+
+/// `usage` as OpenAI writes it, details included (what [`usage_of`] reads back); `None` without both counts.
+pub fn usage_json(usage: &Usage) -> Option<Value> {
+    let (p, c) = (usage.prompt_tokens?, usage.completion_tokens?);
+    let mut out = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+    if usage.cached_prompt_tokens.is_some() || usage.cache_write_tokens.is_some() {
+        let mut details = Map::new();
+        if let Some(n) = usage.cached_prompt_tokens {
+            details.insert("cached_tokens".into(), json!(n));
+        }
+        if let Some(n) = usage.cache_write_tokens {
+            details.insert("cache_write_tokens".into(), json!(n));
+        }
+        out["prompt_tokens_details"] = Value::Object(details);
+    }
+    if let Some(n) = usage.reasoning_tokens {
+        out["completion_tokens_details"] = json!({"reasoning_tokens": n});
+    }
+    Some(out)
+}
+
+/// A `usage` object: the counts, with the details that decide what a call costs wherever a provider puts them
+/// (OpenAI and most others: `prompt_tokens_details.cached_tokens` and `completion_tokens_details.reasoning_tokens`;
+/// DeepSeek: `prompt_cache_hit_tokens`; some servers: `reasoning_tokens` at the top level).
+pub fn usage_of(u: &Value) -> Usage {
+    let number = |path: &[&str]| {
+        let mut at = u;
+        for key in path {
+            at = at.get(key)?;
+        }
+        at.as_u64()
+    };
+    Usage {
+        prompt_tokens: number(&["prompt_tokens"]),
+        completion_tokens: number(&["completion_tokens"]),
+        cached_prompt_tokens: number(&["prompt_tokens_details", "cached_tokens"]).or_else(|| number(&["prompt_cache_hit_tokens"])),
+        cache_write_tokens: number(&["prompt_tokens_details", "cache_write_tokens"]),
+        reasoning_tokens: number(&["completion_tokens_details", "reasoning_tokens"]).or_else(|| number(&["reasoning_tokens"])),
+    }
 }
 
 fn text_of(value: Option<&Value>) -> String {
@@ -241,10 +293,7 @@ pub fn parse_reply(body: &str) -> Result<ChatReply, WireError> {
             r
         }
     };
-    let usage = json.get("usage").map(|u| Usage {
-        prompt_tokens: u.get("prompt_tokens").and_then(Value::as_u64),
-        completion_tokens: u.get("completion_tokens").and_then(Value::as_u64),
-    });
+    let usage = json.get("usage").filter(|u| u.is_object()).map(usage_of);
     Ok(ChatReply {
         content: text_of(message.get("content")),
         reasoning,
@@ -356,7 +405,7 @@ impl StreamAccumulator {
             return Err(WireError::Api(message));
         }
         if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
-            self.usage = Usage { prompt_tokens: u.get("prompt_tokens").and_then(Value::as_u64), completion_tokens: u.get("completion_tokens").and_then(Value::as_u64) };
+            self.usage = usage_of(u);
         }
         let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else { return Ok(()) };
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -456,8 +505,8 @@ pub fn reply_stream(reply: &ChatReply, model: &str, id: &str, piece_chars: usize
         }
     }
     event(json!({}), Some(reply.finish_reason.as_deref().unwrap_or("stop")));
-    if let (Some(p), Some(c)) = (reply.usage.prompt_tokens, reply.usage.completion_tokens) {
-        let chunk = json!({"id": id, "object": "chat.completion.chunk", "model": model, "choices": [], "usage": {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}});
+    if let Some(usage) = usage_json(&reply.usage) {
+        let chunk = json!({"id": id, "object": "chat.completion.chunk", "model": model, "choices": [], "usage": usage});
         out.push_str(&format!("data: {chunk}\n\n"));
     }
     out.push_str("data: [DONE]\n\n");
@@ -509,7 +558,7 @@ mod tests {
             content: "".into(),
             tool_calls: vec![ReplyToolCall { id: "c".into(), name: "calculator".into(), arguments: ToolArguments::Text("{\"expressions\":[\"1\"]}".into()) }],
             finish_reason: Some("tool_calls".into()),
-            usage: Usage { prompt_tokens: Some(10), completion_tokens: Some(3) },
+            usage: Usage { prompt_tokens: Some(10), completion_tokens: Some(3), ..Usage::default() },
             ..ChatReply::default()
         };
         let parsed = parse_reply(&reply_json(&reply, "m", "id-1").to_string()).unwrap();
@@ -529,7 +578,7 @@ mod tests {
         assert_eq!(reply.content, "");
         assert_eq!(reply.tool_calls[0].arguments, ToolArguments::Text("{\"expressions\": [\"2*3\"]}".into()));
         assert_eq!(reply.tool_calls[1].arguments, ToolArguments::Json(json!({"expression": "1"})));
-        assert_eq!(reply.usage, Usage { prompt_tokens: Some(12), completion_tokens: Some(7) });
+        assert_eq!(reply.usage, Usage { prompt_tokens: Some(12), completion_tokens: Some(7), ..Usage::default() });
         assert_eq!(reply.finish_reason.as_deref(), Some("tool_calls"));
     }
 
@@ -565,14 +614,14 @@ mod tests {
                 ReplyToolCall { id: "b".into(), name: "calculator".into(), arguments: ToolArguments::Text("{\"expression\": \"1\"}".into()) },
             ],
             finish_reason: Some("tool_calls".into()),
-            usage: Usage { prompt_tokens: Some(40), completion_tokens: Some(9) },
+            usage: Usage { prompt_tokens: Some(40), completion_tokens: Some(9), ..Usage::default() },
             latency_ms: None,
         };
         for cut in [1, 2, 7, 64, 100_000] {
             assert_eq!(streamed(&reply, cut), reply, "pieces of {cut} characters");
         }
         let request = ChatRequest { messages: vec![Message::new(Role::User, "u")], max_tokens: 5, temperature: 0.0, top_p: 1.0, repair: false, turn: 0, kind: RequestKind::Turn };
-        let body = request_json_streaming(&request, "m");
+        let body = request_json_streaming(&request, "m", &Sampling::plain(&request));
         assert_eq!((body["stream"].clone(), body["stream_options"]["include_usage"].clone()), (json!(true), json!(true)));
     }
 
@@ -613,4 +662,32 @@ mod tests {
         assert_eq!(body["messages"][0]["content"], "s", "messages without pictures keep plain content");
     }
 
+
+    #[test]
+    fn sampling_decides_the_limit_name_and_which_parameters_go() {
+        use crate::engine::agent::provider::LimitParam;
+        let request = ChatRequest { messages: vec![Message::new(Role::User, "u")], max_tokens: 300, temperature: 0.0, top_p: 0.95, repair: false, turn: 0, kind: RequestKind::Turn };
+        let plain = request_json(&request, "m");
+        assert_eq!((plain["max_tokens"].clone(), plain["temperature"].clone(), plain["top_p"].clone()), (json!(300), json!(0.0), json!(0.95)));
+        let reasoning = Sampling { limit: LimitParam::MaxCompletionTokens, max_tokens: 200, temperature: None, top_p: None };
+        let body = request_json_with(&request, "gpt-5-mini", &reasoning);
+        assert_eq!(body["max_completion_tokens"], json!(200));
+        for absent in ["max_tokens", "temperature", "top_p"] {
+            assert!(body.get(absent).is_none(), "{absent} is not sent");
+        }
+        assert_eq!(parse_request(&body.to_string()).unwrap().max_tokens, Some(200), "a server reads either name");
+    }
+
+    #[test]
+    fn cached_and_reasoning_tokens_are_read_wherever_providers_put_them() {
+        let openai = r#"{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,
+            "prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":256,"audio_tokens":0}}}"#;
+        let usage = parse_reply(openai).unwrap().usage;
+        assert_eq!((usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens, usage.reasoning_tokens), (Some(2006), Some(1920), Some(300), Some(256)));
+        let deepseek = r#"{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":100,"completion_tokens":5,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":36}}"#;
+        assert_eq!(parse_reply(deepseek).unwrap().usage.cached_prompt_tokens, Some(64));
+        let reply = ChatReply { content: "x".into(), usage: usage_of(&serde_json::from_str::<Value>(openai).unwrap()["usage"]), ..ChatReply::default() };
+        assert_eq!(parse_reply(&reply_json(&reply, "m", "i").to_string()).unwrap().usage, reply.usage, "stored replies keep the details");
+        assert_eq!(streamed(&reply, 5).usage, reply.usage, "and so do streamed ones");
+    }
 }

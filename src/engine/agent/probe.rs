@@ -99,6 +99,7 @@ impl Probe {
                 probe_tokens(&reply.content)
                     + reply.tool_calls.iter().map(|c| if let ToolArguments::Text(t) = &c.arguments { probe_tokens(t) } else { 0 }).sum::<u64>(),
             ),
+            ..Usage::default()
         };
         Ok(reply)
     }

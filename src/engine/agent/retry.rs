@@ -77,6 +77,96 @@ pub fn parse_retry_after(value: &str, now_unix_ms: Option<u64>) -> Option<u64> {
     Some(at.saturating_sub(now_unix_ms?))
 }
 
+/// How long a refusing server asks to be left alone, and which of its limits is spent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateWait {
+    /// The wait, in milliseconds.
+    pub ms: u64,
+    /// What is being waited out, for a progress line: `requests limit`, `tokens limit`, `Retry-After`.
+    pub limit: String,
+}
+
+/// Reads the wait a rate-limited reply asks for from its headers (`header` looks one up by lowercase name):
+/// `retry-after-ms`, then `Retry-After` (seconds or an HTTP date), then the reset of the spent limit among
+/// `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` (durations such as `1s`, `6m0s`, `120ms`) and
+/// Anthropic's `anthropic-ratelimit-*-reset` (RFC 3339 times, which need `now_unix_ms`). The limit named is the
+/// one whose `…-remaining-…` header is 0, when a header says so.
+pub fn wait_from_headers(header: &dyn Fn(&str) -> Option<String>, now_unix_ms: Option<u64>) -> Option<RateWait> {
+    let spent = |kind: &str| {
+        [format!("x-ratelimit-remaining-{kind}"), format!("anthropic-ratelimit-{kind}-remaining")]
+            .iter()
+            .any(|name| header(name).and_then(|v| v.trim().parse::<f64>().ok()) == Some(0.0))
+    };
+    let reset = |kind: &str| {
+        header(&format!("x-ratelimit-reset-{kind}"))
+            .and_then(|v| parse_duration_ms(&v))
+            .or_else(|| header(&format!("anthropic-ratelimit-{kind}-reset")).and_then(|v| Some(rfc3339_unix_ms(&v)?.saturating_sub(now_unix_ms?))))
+    };
+    let kinds = ["requests", "tokens", "input-tokens", "output-tokens"];
+    let spent_kinds: Vec<&str> = kinds.iter().copied().filter(|k| spent(k)).collect();
+    let limit = match spent_kinds.as_slice() {
+        [] => None,
+        [one] => Some(format!("{} limit", one.replace('-', " "))),
+        _ => Some("requests and tokens limits".to_string()),
+    };
+    let explicit = header("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok().filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| ms.round() as u64))
+        .or_else(|| header("retry-after").and_then(|v| parse_retry_after(&v, now_unix_ms)));
+    if let Some(ms) = explicit {
+        return Some(RateWait { ms, limit: limit.unwrap_or_else(|| "Retry-After".to_string()) });
+    }
+    let candidates: Vec<&str> = if spent_kinds.is_empty() { kinds.to_vec() } else { spent_kinds };
+    let ms = candidates.iter().filter_map(|k| reset(k)).max()?;
+    Some(RateWait { ms, limit: limit.unwrap_or_else(|| "rate limit".to_string()) })
+}
+
+/// Milliseconds in a Go-style duration as OpenAI's reset headers send them: `1s`, `6m0s`, `120ms`, `1h2m3.5s`,
+/// `0.5s`; a bare number is seconds.
+pub fn parse_duration_ms(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    if let Ok(seconds) = text.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+    }
+    let mut total = 0.0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).filter(|&n| n > 0)?;
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let scale = match &rest[..unit] {
+            "h" => 3_600_000.0,
+            "m" => 60_000.0,
+            "s" => 1_000.0,
+            "ms" => 1.0,
+            "us" | "µs" => 0.001,
+            "ns" => 0.000_001,
+            _ => return None,
+        };
+        total += value * scale;
+        rest = &rest[unit..];
+    }
+    Some(total.round() as u64)
+}
+
+/// Milliseconds since the epoch of an RFC 3339 time in UTC (`2026-12-03T18:00:05Z`, fractions allowed).
+fn rfc3339_unix_ms(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (date, time) = text.split_once(['T', 't', ' '])?;
+    let time = time.strip_suffix(['Z', 'z']).or_else(|| time.strip_suffix("+00:00"))?;
+    let ymd: Vec<i64> = date.split('-').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let [year, month, day] = ymd.as_slice() else { return None };
+    let (hms, fraction) = time.split_once('.').unwrap_or((time, ""));
+    let parts: Vec<i64> = hms.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let [h, m, s] = parts.as_slice() else { return None };
+    let millis: u64 = format!("{:0<3}", &fraction.chars().take(3).collect::<String>()).parse().unwrap_or(0);
+    let secs = unix_seconds(*year, *month, *day, *h, *m, *s)?;
+    Some(secs * 1000 + millis)
+}
+
 /// Milliseconds since the epoch of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
 fn http_date_unix_ms(text: &str) -> Option<u64> {
     let parts: Vec<&str> = text.split_whitespace().collect();
@@ -90,10 +180,15 @@ fn http_date_unix_ms(text: &str) -> Option<u64> {
     let year: i64 = year.parse().ok()?;
     let hms: Vec<i64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
     let [h, m, s] = hms.as_slice() else { return None };
-    if !(1..=31).contains(&day) || !(0..24).contains(h) || !(0..60).contains(m) || !(0..61).contains(s) {
+    unix_seconds(year, month, day, *h, *m, *s).map(|s| s * 1000)
+}
+
+/// Seconds since the epoch of a civil date and time (proleptic Gregorian, after Howard Hinnant's
+/// `days_from_civil`); `None` for fields out of range or a time before 1970.
+fn unix_seconds(year: i64, month: i64, day: i64, h: i64, m: i64, s: i64) -> Option<u64> {
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&h) || !(0..60).contains(&m) || !(0..61).contains(&s) {
         return None;
     }
-    // Days from the civil date (proleptic Gregorian), after Howard Hinnant's `days_from_civil`.
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -101,8 +196,7 @@ fn http_date_unix_ms(text: &str) -> Option<u64> {
     let doy = (153 * mp + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + h * 3600 + m * 60 + s;
-    u64::try_from(secs).ok().map(|s| s * 1000)
+    u64::try_from(days * 86_400 + h * 3600 + m * 60 + s).ok()
 }
 
 #[cfg(test)]
@@ -161,5 +255,44 @@ mod tests {
         assert_eq!(parse_retry_after(date, Some(784_111_777_000 - 1500)), Some(1500));
         assert_eq!(parse_retry_after(date, Some(784_111_777_000 + 9)), Some(0));
         assert_eq!(parse_retry_after(date, None), None);
+    }
+
+    fn headers<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn reset_durations_are_read_as_openai_sends_them() {
+        for (text, ms) in [("1s", 1_000), ("6m0s", 360_000), ("120ms", 120), ("1h2m3.5s", 3_723_500), ("0.5s", 500), ("20", 20_000), ("7.66s", 7_660)] {
+            assert_eq!(parse_duration_ms(text), Some(ms), "{text}");
+        }
+        for bad in ["", "s", "1x", "-1s", "1.2.3s"] {
+            assert_eq!(parse_duration_ms(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn rate_limit_headers_say_how_long_and_which_limit() {
+        let now = 1_796_323_200_000; // 2026-12-03T18:40:00Z
+        let wait = |pairs: &[(&str, &str)]| wait_from_headers(&headers(pairs), Some(now));
+        assert_eq!(wait(&[("retry-after-ms", "1500"), ("retry-after", "9")]), Some(RateWait { ms: 1500, limit: "Retry-After".into() }), "milliseconds first");
+        assert_eq!(wait(&[("retry-after", "2")]).map(|w| w.ms), Some(2000));
+        assert_eq!(
+            wait(&[("x-ratelimit-remaining-requests", "0"), ("x-ratelimit-reset-requests", "1s"), ("x-ratelimit-remaining-tokens", "5000"), ("x-ratelimit-reset-tokens", "6m0s")]),
+            Some(RateWait { ms: 1000, limit: "requests limit".into() }),
+            "the spent limit's reset, not the other's"
+        );
+        assert_eq!(
+            wait(&[("x-ratelimit-remaining-tokens", "0"), ("x-ratelimit-reset-tokens", "120ms"), ("retry-after", "1")]),
+            Some(RateWait { ms: 1000, limit: "tokens limit".into() }),
+            "Retry-After decides the wait; the headers name the limit"
+        );
+        assert_eq!(wait(&[("x-ratelimit-reset-requests", "2s"), ("x-ratelimit-reset-tokens", "500ms")]).map(|w| w.ms), Some(2000), "none spent: the longer");
+        assert_eq!(
+            wait(&[("anthropic-ratelimit-output-tokens-remaining", "0"), ("anthropic-ratelimit-output-tokens-reset", "2026-12-03T18:40:03Z")]),
+            Some(RateWait { ms: 3000, limit: "output tokens limit".into() })
+        );
+        assert_eq!(wait(&[]), None);
+        assert_eq!(wait(&[("retry-after", "soon")]), None);
     }
 }

@@ -75,6 +75,12 @@ pub struct UsageTotals {
     pub auxiliary_prompt_tokens: u64,
     /// Completion tokens of the auxiliary calls (reported, or estimated where not reported).
     pub auxiliary_completion_tokens: u64,
+    /// Prompt tokens read from the provider's cache, over every call (part of the prompt tokens).
+    pub cached_prompt_tokens: u64,
+    /// Prompt tokens written to the provider's cache, over every call (part of the prompt tokens).
+    pub cache_write_tokens: u64,
+    /// Reasoning tokens, over every call (part of the completion tokens).
+    pub reasoning_tokens: u64,
 }
 
 /// One request as sent and answered: what the results file lists under `requests`.
@@ -92,6 +98,12 @@ pub struct RequestLog {
     pub reported_prompt_tokens: Option<u64>,
     /// Completion tokens the endpoint reported.
     pub completion_tokens: Option<u64>,
+    /// Prompt tokens the endpoint read from its cache.
+    pub cached_prompt_tokens: Option<u64>,
+    /// Prompt tokens the endpoint wrote to its cache.
+    pub cache_write_tokens: Option<u64>,
+    /// Reasoning tokens the endpoint reported.
+    pub reasoning_tokens: Option<u64>,
     /// Wall time of the call as the driver measured it.
     pub latency_ms: Option<u64>,
 }
@@ -336,6 +348,9 @@ impl AgentSession {
             estimated_prompt_tokens: estimate,
             reported_prompt_tokens: None,
             completion_tokens: None,
+            cached_prompt_tokens: None,
+            cache_write_tokens: None,
+            reasoning_tokens: None,
             latency_ms: None,
         });
         let request = ChatRequest {
@@ -383,8 +398,14 @@ impl AgentSession {
         if let Some(log) = self.requests.last_mut() {
             log.reported_prompt_tokens = reply.usage.prompt_tokens;
             log.completion_tokens = reply.usage.completion_tokens;
+            log.cached_prompt_tokens = reply.usage.cached_prompt_tokens;
+            log.cache_write_tokens = reply.usage.cache_write_tokens;
+            log.reasoning_tokens = reply.usage.reasoning_tokens;
             log.latency_ms = reply.latency_ms;
         }
+        self.usage.cached_prompt_tokens += reply.usage.cached_prompt_tokens.unwrap_or(0);
+        self.usage.cache_write_tokens += reply.usage.cache_write_tokens.unwrap_or(0);
+        self.usage.reasoning_tokens += reply.usage.reasoning_tokens.unwrap_or(0);
         if let Some(prompt_tokens) = reply.usage.prompt_tokens {
             if self.last_estimate > 0 && prompt_tokens > 0 {
                 self.token_ratio = Some(prompt_tokens as f64 / self.last_estimate as f64);

@@ -49,7 +49,7 @@ pub fn requests_json(requests: &[RequestLog]) -> Value {
         requests
             .iter()
             .map(|r| {
-                json!({
+                let mut out = json!({
                     "turn": r.turn,
                     "kind": r.kind.as_str(),
                     "messages": r.messages,
@@ -57,7 +57,14 @@ pub fn requests_json(requests: &[RequestLog]) -> Value {
                     "prompt_tokens_reported": r.reported_prompt_tokens,
                     "completion_tokens": r.completion_tokens,
                     "latency_ms": r.latency_ms
-                })
+                });
+                // Written only when the endpoint reported them, so files of servers that do not stay as they were.
+                for (key, value) in [("cached_prompt_tokens", r.cached_prompt_tokens), ("cache_write_tokens", r.cache_write_tokens), ("reasoning_tokens", r.reasoning_tokens)] {
+                    if let Some(n) = value {
+                        out[key] = json!(n);
+                    }
+                }
+                out
             })
             .collect(),
     )
@@ -114,7 +121,10 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
             "estimated_turns": record.usage.estimated_turns,
             "auxiliary_calls": record.usage.auxiliary_calls,
             "auxiliary_prompt_tokens": record.usage.auxiliary_prompt_tokens,
-            "auxiliary_completion_tokens": record.usage.auxiliary_completion_tokens
+            "auxiliary_completion_tokens": record.usage.auxiliary_completion_tokens,
+            "cached_prompt_tokens": record.usage.cached_prompt_tokens,
+            "cache_write_tokens": record.usage.cache_write_tokens,
+            "reasoning_tokens": record.usage.reasoning_tokens
         }),
     );
     let mut timings = timings;

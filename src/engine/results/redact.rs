@@ -5,6 +5,11 @@
 pub fn redact_url(url: &str) -> String {
     let url = url.trim();
     let cut = url.find(['?', '#']).unwrap_or(url.len());
+    let query = url[cut..].strip_prefix('?').unwrap_or_default();
+    let query = query.split('#').next().unwrap_or_default();
+    // Only parameters known to carry no secret survive (Azure's `api-version`); keys, tokens and signatures never.
+    let kept: Vec<&str> = query.split('&').filter(|pair| KEPT_QUERY.contains(&pair.split('=').next().unwrap_or_default())).collect();
+    let query = if kept.is_empty() { String::new() } else { format!("?{}", kept.join("&")) };
     let url = &url[..cut];
     let (scheme, rest) = match url.find("://") {
         Some(i) => (&url[..i + 3], &url[i + 3..]),
@@ -16,8 +21,11 @@ pub fn redact_url(url: &str) -> String {
         Some(at) => &authority[at + 1..],
         None => authority,
     };
-    format!("{scheme}{host}{path}")
+    format!("{scheme}{host}{path}{query}")
 }
+
+/// Query parameters a redacted URL keeps.
+const KEPT_QUERY: &[&str] = &["api-version"];
 
 #[cfg(test)]
 mod tests {
@@ -33,6 +41,8 @@ mod tests {
             ("  http://host/v1  ", "http://host/v1"),
             ("host/v1?key=1", "host/v1"),
             ("http://plain/v1", "http://plain/v1"),
+            ("https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21&api-key=sk-1", "https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21"),
+            ("https://r.openai.azure.com/openai/deployments/d?key=sk-1&api-version=2024-10-21#x", "https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21"),
             ("http://host/a@b/v1", "http://host/a@b/v1"),
         ] {
             assert_eq!(redact_url(given), written, "{given}");

@@ -21,6 +21,9 @@ pub struct RunHeader {
     pub dataset: String,
     /// The dataset's own `num_tasks`, `num_samples_per_task` and `mode` (kept as `dataset_mode`), when it had them.
     pub dataset_info: Map<String, Value>,
+    /// What the run changed in its requests to suit the endpoint (`provider::RequestShape::notes_json`), written
+    /// as `summary.adaptations` and read back when the run resumes.
+    pub adaptations: Value,
 }
 
 impl RunHeader {
@@ -37,10 +40,11 @@ impl RunHeader {
         }
         RunHeader {
             start_times: vec![started_at],
-            generation_params: generation_params(config, &endpoint.model, &endpoint.base_url),
+            generation_params: with_provider(generation_params(config, &endpoint.model, &endpoint.profile().with_required_query(&endpoint.base_url)), endpoint),
             system_prompt: config.system_prompt.clone(),
             dataset: dataset.to_string(),
             dataset_info,
+            adaptations: endpoint.shape().notes_json(),
         }
     }
 
@@ -54,6 +58,7 @@ impl RunHeader {
         summary.insert("mode".into(), json!("agent"));
         summary.extend(self.dataset_info.clone());
         summary.insert("dataset".into(), json!(self.dataset));
+        summary.insert("adaptations".into(), self.adaptations.clone());
         summary.extend(aggregates(&finished));
         summary.insert("num_finished".into(), json!(finished.len()));
         Value::Object(summary)
@@ -85,6 +90,14 @@ pub fn generation_params(config: &AgentConfig, model: &str, base_url: &str) -> V
         "base_url": redact_url(base_url)
     })
 }
+
+/// `params` with the endpoint's provider and wire added.
+fn with_provider(mut params: Value, endpoint: &Endpoint) -> Value {
+    params["provider"] = json!(endpoint.profile().key);
+    params["wire"] = json!(endpoint.wire().as_str());
+    params
+}
+
 /// The reference's summary aggregates over finished samples: `overall_accuracy`, `average_token_length`,
 /// `average_tool_calls`, `average_turns`, `tool_use_rate`.
 pub fn aggregates(samples: &[Value]) -> Map<String, Value> {
@@ -134,6 +147,7 @@ mod tests {
             model: "m".into(),
             api_key: crate::engine::agent::Secret::new("sk-123"),
             headers: Vec::new(),
+            ..Endpoint::default()
         };
         let dataset = json!({"num_tasks": 40, "num_samples_per_task": 16, "mode": "math_chain"});
         let header = RunHeader::new(&config, &endpoint, "math_chain.json", &dataset, "2026-01-01T00:00:00".into());
@@ -147,5 +161,9 @@ mod tests {
         assert_eq!(summary["overall_accuracy"], json!(1.0));
         assert_eq!(summary["generation_params"]["base_url"], json!("https://api.example.com/v1"));
         assert!(!file.to_string().contains("sk-123") && !file.to_string().contains("pw@"));
+        // Azure's base URL is written with the api-version its requests carry, the default one included.
+        let azure = Endpoint { base_url: "https://r.openai.azure.com/openai/deployments/d".into(), provider: "azure".into(), ..endpoint };
+        let header = RunHeader::new(&config, &azure, "math_chain.json", &dataset, "2026-01-01T00:00:00".into());
+        assert_eq!(header.generation_params["base_url"], json!("https://r.openai.azure.com/openai/deployments/d?api-version=2024-10-21"));
     }
 }

@@ -23,9 +23,8 @@ use budget::BudgetForm;
 use check::EndpointCheck;
 use settings::RunSettingsForm;
 use strategy::StrategyPicker;
-use crate::app::form::GenerateForm;
-use crate::app::live::{progress_line, Live};
-use crate::app::run_board::{is_failed, Row};
+use crate::app::live::progress_line;
+use crate::app::run_board::is_failed;
 use crate::app::stored_run::{latest_unfinished, RunSpec};
 use run::RunView;
 use runs::RunList;
@@ -50,20 +49,12 @@ pub fn EvaluatePage() -> impl IntoView {
     if let Some(name) = link_param("model") {
         endpoint.update(|e| e.model = name);
     }
-    let form = RwSignal::new(GenerateForm { samples_per_target: 1, ..GenerateForm::default() });
-    let loaded: RwSignal<Option<(String, Value)>> = RwSignal::new(None);
-    let rows: RwSignal<Vec<Row>> = RwSignal::new(Vec::new());
-    let running = evaluation.running;
-    let live = RwSignal::new(Live::default());
-    let paused = RwSignal::new(false);
-    let revision = RwSignal::new(0u64);
-    let notice = RwSignal::new(String::new());
-    // The run this page started last (the run list marks it while it goes).
-    let current: RwSignal<Option<String>> = RwSignal::new(None);
-    let live_text = RwSignal::new(std::collections::BTreeMap::new());
-    let started = RwSignal::new(0u64);
-    let view_of_run = RunView { rows, live, running, results: state.results, revision, notice, live_text, started };
-    let control = StoredValue::new_local(RunControl::default());
+    // Everything a run needs outlives this page (`EvaluationState`): leaving Evaluate mid-run and coming back
+    // shows the same run, and Stop reaches it.
+    let (form, loaded, pending) = (evaluation.form, evaluation.loaded, evaluation.pending);
+    let view_of_run = evaluation.run;
+    let RunView { rows, live, running, revision, notice, live_text, started, adaptations, .. } = view_of_run;
+    let (paused, current, control) = (evaluation.paused, evaluation.current, evaluation.control);
     let error = RwSignal::new(String::new());
 
     let dataset_samples = move || -> Result<(Vec<Value>, String), String> {
@@ -87,7 +78,6 @@ pub fn EvaluatePage() -> impl IntoView {
     let estimate_samples = Callback::new(move |()| run_samples().map(|(samples, _)| samples));
 
     // A run the last visit left unfinished (a reload, a closed tab, a stop) is offered for resuming.
-    let pending: RwSignal<Option<(RunSpec, usize)>> = RwSignal::new(None);
     spawn_local(async move {
         let Ok(store) = Store::open().await else { return };
         let specs = store.scan(RUNS, "").await.unwrap_or_default();
@@ -136,6 +126,9 @@ pub fn EvaluatePage() -> impl IntoView {
             base_url: endpoint.base_url.clone(),
             model: endpoint.model.clone(),
             settings: evaluation.settings.get_untracked(),
+            provider: endpoint.profile().key.to_string(),
+            wire: endpoint.wire().as_str().to_string(),
+            adaptations: Value::Null,
         };
         execute(spec, endpoint);
     };
@@ -145,8 +138,11 @@ pub fn EvaluatePage() -> impl IntoView {
     // under a raised one.
     let resume_spec = move |mut spec: RunSpec| {
         endpoint.update(|e| {
-            e.base_url = spec.base_url.clone();
-            e.model = spec.model.clone();
+            let stored = spec.endpoint();
+            e.base_url = stored.base_url;
+            e.model = stored.model;
+            e.provider = stored.provider;
+            e.wire = stored.wire;
         });
         limit.set(spec.samples.len() / spec.settings.epochs.max(1));
         spec.settings.spend = evaluation.settings.get_untracked().spend;
@@ -282,6 +278,11 @@ pub fn EvaluatePage() -> impl IntoView {
             <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
             <p class="muted" data-testid="run-stats">{move || progress_line(&live.get())}</p>
+            {move || adaptations.with(|a| !a.is_empty()).then(|| view! {
+                <ul class="eval-adaptations" data-testid="run-adaptations" aria-label="what the run changed in its requests to suit the endpoint">
+                    {adaptations.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
+                </ul>
+            })}
             {move || (!notice.get().is_empty()).then(|| view! { <p class="eval-resume" role="status" data-testid="run-notice">{notice.get()}</p> })}
             <RunTable rows=rows live_text=live_text started=started />
             </Show>

@@ -1,9 +1,21 @@
 //! The evaluation's settings: where requests go (the key a `Secret`, in memory only unless the user ticks
-//! "remember on this device") and the run's limits.
+//! "remember on this device") and the run's limits; the instances a run takes (generated, or a loaded file);
+//! and the run this tab drives, whose view and stop switch live here rather than in the page, so leaving
+//! Evaluate mid-run and coming back shows the same run going on, and Stop stops it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use leptos::prelude::*;
+use serde_json::Value;
 
+use crate::app::form::GenerateForm;
+use crate::app::live::Live;
+use crate::app::results_data::ResultsData;
+use crate::app::run_board::Row;
 use crate::app::run_settings::RunSettings;
+use crate::app::stored_run::RunSpec;
+use crate::web::fetch_backend::RunControl;
 use crate::web::local_storage;
 use crate::engine::agent::{Endpoint, Secret};
 
@@ -26,6 +38,44 @@ pub struct EvaluationState {
     pub headers: RwSignal<String>,
     /// True when the user asked to keep the API key in this browser's local storage (`REMEMBERED_KEY`).
     pub remember_key: RwSignal<bool>,
+    /// The generated instances' settings (one sample per target unless changed).
+    pub form: RwSignal<GenerateForm>,
+    /// A dataset file loaded for the next run: its name and contents.
+    pub loaded: RwSignal<Option<(String, Value)>>,
+    /// A stored run left unfinished, offered for resuming, with its finished samples.
+    pub pending: RwSignal<Option<(RunSpec, usize)>>,
+    /// The run of this tab: what it writes and the page draws.
+    pub run: RunView,
+    /// The id of the run this tab started last (the run list marks it while it goes).
+    pub current: RwSignal<Option<String>>,
+    /// True while the user holds the run.
+    pub paused: RwSignal<bool>,
+    /// The running run's stop and pause switch.
+    pub control: StoredValue<RunControl, LocalStorage>,
+}
+
+/// What a run writes for the page to draw. Plain signals owned by the app, so the run goes on, and is seen
+/// going on, when the page is left and opened again.
+#[derive(Clone, Copy)]
+pub struct RunView {
+    /// One row per sample.
+    pub rows: RwSignal<Vec<Row>>,
+    /// The progress line's figures, redrawn every second.
+    pub live: RwSignal<Live>,
+    /// True while a run goes.
+    pub running: RwSignal<bool>,
+    /// The run's results file so far (unfinished samples marked `in_progress`).
+    pub results: RwSignal<Option<Arc<ResultsData>>>,
+    /// Bumped whenever the store's runs change, so the run list reads them again.
+    pub revision: RwSignal<u64>,
+    /// Why the run stopped itself (a spent budget), shown under the progress line.
+    pub notice: RwSignal<String>,
+    /// The text of each running sample's reply as it streams in (the latest request's); empty unless streaming.
+    pub live_text: RwSignal<BTreeMap<usize, String>>,
+    /// Bumped when a run lays out its rows, so the table draws them afresh, a chunk per frame.
+    pub started: RwSignal<u64>,
+    /// What the run changed in its requests to suit the endpoint, one sentence each.
+    pub adaptations: RwSignal<Vec<String>>,
 }
 
 /// Where a remembered API key is kept: local storage, only when the user ticks "remember on this device".
@@ -52,22 +102,40 @@ impl EvaluationState {
 }
 
 impl EvaluationState {
-    pub(super) fn new() -> EvaluationState {
+    pub(super) fn new(results: RwSignal<Option<Arc<ResultsData>>>) -> EvaluationState {
         let remembered = local_storage::read(REMEMBERED_KEY);
+        let running = RwSignal::new(false);
         EvaluationState {
             endpoint: RwSignal::new(Endpoint {
                 base_url: "http://127.0.0.1:8099/v1".into(),
                 model: "local".into(),
                 api_key: remembered.clone().map(Secret::new).unwrap_or_default(),
-                headers: Vec::new(),
+                ..Endpoint::default()
             }),
             strategy: RwSignal::new("full".into()),
             sample_limit: RwSignal::new(3),
             max_tokens: RwSignal::new(2048),
-            running: RwSignal::new(false),
+            running,
             settings: RwSignal::new(RunSettings::default()),
             headers: RwSignal::new(String::new()),
             remember_key: RwSignal::new(remembered.is_some()),
+            form: RwSignal::new(GenerateForm { samples_per_target: 1, ..GenerateForm::default() }),
+            loaded: RwSignal::new(None),
+            pending: RwSignal::new(None),
+            run: RunView {
+                rows: RwSignal::new(Vec::new()),
+                live: RwSignal::new(Live::default()),
+                running,
+                results,
+                revision: RwSignal::new(0),
+                notice: RwSignal::new(String::new()),
+                live_text: RwSignal::new(BTreeMap::new()),
+                started: RwSignal::new(0),
+                adaptations: RwSignal::new(Vec::new()),
+            },
+            current: RwSignal::new(None),
+            paused: RwSignal::new(false),
+            control: StoredValue::new_local(RunControl::default()),
         }
     }
 }

@@ -10,7 +10,7 @@ mod generation;
 
 pub use browse::{BrowseState, DatasetInfo, SiteStatus, Source};
 pub use design::{DesignState, OpenAs};
-pub use evaluation::EvaluationState;
+pub use evaluation::{EvaluationState, RunView};
 pub use generation::{GenerationState, Progress};
 
 use leptos::prelude::*;
@@ -45,7 +45,8 @@ impl AppState {
     /// Fresh state.
     pub fn new() -> AppState {
         let browse = BrowseState::new();
-        AppState { design: DesignState::new(), generation: GenerationState::new(browse), browse, evaluation: EvaluationState::new(), results: RwSignal::new(None) }
+        let results = RwSignal::new(None);
+        AppState { design: DesignState::new(), generation: GenerationState::new(browse), browse, evaluation: EvaluationState::new(results), results }
     }
 }
 

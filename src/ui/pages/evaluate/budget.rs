@@ -1,5 +1,7 @@
 //! Prices, budgets and the estimate (`[data-testid="estimate"]`, its line `[data-testid="estimate-line"]`):
-//! prices per million input and output tokens (`price-in`, `price-out`) and an optional budget in tokens or in
+//! prices per million input, cached input and output tokens (`price-in`, `price-cached-in`, `price-out`; cached
+//! input read from a provider's prompt cache is billed at its own price, reasoning tokens as output) and an
+//! optional budget in tokens or in
 //! money (`budget-tokens`, `budget-cost`) that stops the run cleanly. A bad value is refused beside the fields
 //! (`[data-testid="budget-error"]`). The rules and the estimate are `app::estimate`'s.
 
@@ -28,6 +30,10 @@ pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl Int
     view! {
         <div class="eval-settings eval-budget">
             <PriceFields testids=("price-in", "price-out") problem=problem />
+            <label title="Price per million input tokens read from the provider's prompt cache; empty: the input price">"$ / M cached input "
+                <input type="number" data-testid="price-cached-in" min="0" step="0.001" style="width:5em" placeholder="same"
+                    prop:value=move || settings.with(|s| s.spend.price_cached_in.map(|p| p.to_string()).unwrap_or_default()) on:change=field("price_cached_in") />
+            </label>
             <label title="Stop the run once this many tokens (input and output) are spent; empty: no limit">"Token budget "
                 <input type="number" data-testid="budget-tokens" min="1" style="width:7em" placeholder="none"
                     prop:value=move || settings.with(|s| s.spend.budget_tokens.map(|b| b.to_string()).unwrap_or_default()) on:change=field("budget_tokens") />

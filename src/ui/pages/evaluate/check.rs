@@ -4,8 +4,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::endpoint_check::{explain, CheckLine, Probe};
+use crate::app::endpoint_check::{explain_for, parameters_line, CheckLine, Probe};
 use crate::engine::agent::Endpoint;
+use crate::ui::state::AppState;
 use crate::web::fetch_backend::check_endpoint;
 
 /// The check button and its report.
@@ -14,6 +15,7 @@ pub fn EndpointCheck(
     /// The endpoint as set on the page.
     endpoint: RwSignal<Endpoint>,
 ) -> impl IntoView {
+    let evaluation = expect_context::<AppState>().evaluation;
     let lines: RwSignal<Vec<CheckLine>> = RwSignal::new(Vec::new());
     let checking = RwSignal::new(false);
     let check = move |_| {
@@ -23,9 +25,15 @@ pub fn EndpointCheck(
             return;
         }
         checking.set(true);
+        // The probes ask as the run will: its temperature and its repair turns' completion limit.
+        let settings = evaluation.settings.get_untracked();
+        let repair = settings.repair_max_tokens.unwrap_or_else(|| evaluation.max_tokens.get_untracked().saturating_mul(2));
         spawn_local(async move {
-            let seen = check_endpoint(&endpoint.get_untracked()).await;
-            lines.set(seen.iter().map(|(probe, seen)| explain(*probe, seen)).collect());
+            let endpoint = endpoint.get_untracked();
+            let (seen, planned) = check_endpoint(&endpoint, settings.temperature, repair).await;
+            let mut report: Vec<CheckLine> = seen.iter().map(|(probe, seen)| explain_for(endpoint.profile(), *probe, seen)).collect();
+            report.push(parameters_line(&planned));
+            lines.set(report);
             checking.set(false);
         });
     };

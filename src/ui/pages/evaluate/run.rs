@@ -7,7 +7,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
@@ -21,31 +20,11 @@ use crate::engine::agent::openai_wire::{parse_reply, StreamDelta};
 use crate::engine::agent::{run_episode, AgentConfig, AgentInput, AgentSession, ChatReply, Endpoint, EpisodeEnd, RetryPolicy};
 use crate::engine::results::{result_sample, RunHeader};
 use crate::web::fetch_backend::{FetchBackend, Journaled, RunControl};
+pub use crate::ui::state::RunView;
 use crate::web::storage::{sample_key, sample_of_key, Store, RUNS, SAMPLES, TURNS};
 
 /// How often a running run's results file is rebuilt for Results.
 const RESULTS_EVERY_MS: f64 = 1000.0;
-
-/// What a run writes for the page to draw. Plain signals, so the run goes on when the page is left.
-#[derive(Clone, Copy)]
-pub struct RunView {
-    /// One row per sample.
-    pub rows: RwSignal<Vec<Row>>,
-    /// The progress line's figures, redrawn every second.
-    pub live: RwSignal<Live>,
-    /// True while a run goes.
-    pub running: RwSignal<bool>,
-    /// The run's results file so far (unfinished samples marked `in_progress`).
-    pub results: RwSignal<Option<Arc<ResultsData>>>,
-    /// Bumped whenever the store's runs change, so the run list reads them again.
-    pub revision: RwSignal<u64>,
-    /// Why the run stopped itself (a spent budget), shown under the progress line.
-    pub notice: RwSignal<String>,
-    /// The text of each running sample's reply as it streams in (the latest request's); empty unless streaming.
-    pub live_text: RwSignal<BTreeMap<usize, String>>,
-    /// Bumped when a run lays out its rows, so the table draws them afresh, a chunk per frame.
-    pub started: RwSignal<u64>,
-}
 
 /// Characters of a streaming reply the row keeps (its end).
 const LIVE_CHARS: usize = 160;
@@ -94,7 +73,7 @@ pub async fn stored_results_file(store: &Store, spec: &RunSpec) -> Result<Value,
 /// Runs `spec` (fresh, or resumed from the store): finished samples keep their stored result, a sample cut short
 /// continues from its last stored reply, the rest run from the start. Returns once every lane has stopped.
 pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, view: RunView, control: RunControl) {
-    let RunView { rows, live, running, results, revision, notice, live_text, started: run_started } = view;
+    let RunView { rows, live, running, results, revision, notice, live_text, started: run_started, adaptations } = view;
     live_text.set(BTreeMap::new());
     notice.set(String::new());
     rows.set(spec.samples.iter().enumerate().map(|(i, s)| Row::queued(i, s)).collect());
@@ -103,12 +82,19 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
     let started = js_sys::Date::now();
     // Plain shared cells, not reactive values: the run outlives the page that started it.
     let done_before: Rc<Cell<Option<usize>>> = Rc::new(Cell::new(None));
+    // What the requests carry, learnt by every lane and kept with the run.
+    let shape = Rc::new(RefCell::new(spec.shape()));
     let tick = {
-        let (control, done_before) = (control.clone(), done_before.clone());
+        let (control, done_before, shape) = (control.clone(), done_before.clone(), shape.clone());
         move || {
             let Some((done, correct, total)) = rows.try_with_untracked(|r| tally(r)) else { return };
             let (requests, retries) = control.counts();
             let before = done_before.get().unwrap_or(done);
+            let sentences: Vec<String> = shape.borrow().notes().iter().map(|n| n.sentence()).collect();
+            if adaptations.try_with_untracked(|a| *a != sentences) == Some(true) {
+                adaptations.set(sentences);
+            }
+            let billed = control.tokens_billed();
             live.set(Live {
                 done,
                 total,
@@ -119,8 +105,11 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
                 done_here: done.saturating_sub(before),
                 paused: control.is_paused(),
                 rate_limited: control.is_rate_limited(),
-                tokens_in: control.tokens().0,
-                tokens_out: control.tokens().1,
+                rate_limit: control.rate_limit(),
+                tokens_in: billed.input,
+                tokens_cached: billed.cached_input,
+                tokens_out: billed.output,
+                tokens_reasoning: control.reasoning_tokens(),
                 cost: control.cost(),
             });
         }
@@ -128,8 +117,20 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
     let ticker = set_interval_with_handle(tick.clone(), std::time::Duration::from_millis(1000)).ok();
     let strategy_name = config.strategy.name().to_string();
     let samples = spec.samples.clone();
-    let header = spec.header(now_iso()).unwrap_or_else(|_| RunHeader::new(&config, &endpoint, "generated in the browser", &json!({}), now_iso()));
-    let backend = FetchBackend { endpoint, timeout_ms: spec.settings.timeout_ms(), control: control.clone(), stream: spec.settings.stream };
+    let header = RefCell::new(spec.header(now_iso()).unwrap_or_else(|_| RunHeader::new(&config, &endpoint, "generated in the browser", &json!({}), now_iso())));
+    let backend = FetchBackend { endpoint, shape: shape.clone(), timeout_ms: spec.settings.timeout_ms(), control: control.clone(), stream: spec.settings.stream };
+    // The run's record and its results file keep the adaptations once they change, so a reload resumes with them:
+    // this returns the record to store when they did.
+    let kept = RefCell::new(spec.clone());
+    let sync_adaptations = || -> Option<Value> {
+        let now = shape.borrow().notes_json();
+        header.borrow_mut().adaptations = now.clone();
+        if kept.borrow().adaptations == now {
+            return None;
+        }
+        kept.borrow_mut().adaptations = now;
+        Some(serde_json::to_value(&*kept.borrow()).unwrap_or_default())
+    };
     let on_piece = move |index: usize, delta: Option<&StreamDelta>| {
         live_text.update(|m| match delta {
             Some(delta) => grow(m.entry(index).or_default(), delta),
@@ -159,7 +160,7 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
         revision.update(|r| *r += 1);
     }
     rows.update(|r| r.iter_mut().zip(&finished).for_each(|(row, result)| if let Some(result) = result { row.finish(result) }));
-    results.set(Some(ResultsData::shared(header.results_file(run_samples(&samples, &finished)))));
+    results.set(Some(ResultsData::shared(header.borrow().results_file(run_samples(&samples, &finished)))));
     done_before.set(Some(finished.iter().filter(|f| f.is_some()).count()));
     tick();
 
@@ -208,6 +209,9 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
             let result = result_sample(sample, &record, &strategy_name, json!({"wall_ms": (js_sys::Date::now() - clock) as u64}));
             if let Some(store) = &store {
                 let _ = store.put(SAMPLES, &sample_key(&spec.id, index), &result).await;
+                if let Some(record) = sync_adaptations() {
+                    let _ = store.put(RUNS, &spec.id, &record).await;
+                }
             }
             set_row(index, &|row| row.finish(&result));
             live_text.update(|m| {
@@ -218,20 +222,22 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
             // end): rebuilding it per sample would make a long run quadratic.
             if js_sys::Date::now() - last_file.get() >= RESULTS_EVERY_MS {
                 last_file.set(js_sys::Date::now());
-                results.set(Some(ResultsData::shared(header.results_file(run_samples(&samples, &board.borrow().finished)))));
+                results.set(Some(ResultsData::shared(header.borrow().results_file(run_samples(&samples, &board.borrow().finished)))));
             }
             tick();
         }
     };
     futures::future::join_all((0..lane_count).map(|_| lane())).await;
 
-    results.set(Some(ResultsData::shared(header.results_file(run_samples(&samples, &board.borrow().finished)))));
+    let _ = sync_adaptations();
+    spec.adaptations = kept.borrow().adaptations.clone();
+    results.set(Some(ResultsData::shared(header.borrow().results_file(run_samples(&samples, &board.borrow().finished)))));
     let all_done = board.borrow().finished.iter().all(Option::is_some);
     if !all_done {
         rows.update(|r| mark_waiting(r, "not run"));
     }
-    if let (Some(store), true) = (&store, all_done) {
-        spec.finished = true;
+    if let Some(store) = &store {
+        spec.finished = all_done;
         let _ = store.put(RUNS, &spec.id, &serde_json::to_value(&spec).unwrap_or_default()).await;
     }
     tick();

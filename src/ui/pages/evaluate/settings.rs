@@ -1,4 +1,7 @@
-//! Endpoint presets (`select[data-testid="endpoint-preset"]`) and the run settings beyond the basics: the
+//! Endpoint presets (`select[data-testid="endpoint-preset"]`, one option per provider profile of
+//! `agent::provider::PROFILES`: choosing one sets the base URL, a model and the provider whose rules the run
+//! follows; `select[data-testid="wire"]` picks the wire where a provider speaks two) and the run settings
+//! beyond the basics: the
 //! temperature (`[data-testid="temperature"]`), the turn limit (`[data-testid="turn-limit"]`), the samples run
 //! at once (`[data-testid="concurrency"]`, 1 to 32), the request timeout (`[data-testid="request-timeout"]`), the epochs
 //! (`[data-testid="epochs"]`: attempts per sample), streamed replies (`[data-testid="stream"]`), the repair
@@ -9,7 +12,8 @@
 
 use leptos::prelude::*;
 
-use crate::app::run_settings::{parse_headers, preset, RunSettings, PRESETS};
+use crate::app::run_settings::{parse_headers, RunSettings};
+use crate::engine::agent::provider::{profile, Wire, PROFILES};
 use crate::ui::state::AppState;
 
 /// The preset picker and the settings.
@@ -20,14 +24,28 @@ pub fn RunSettingsForm() -> impl IntoView {
     let problem: RwSignal<Option<String>> = RwSignal::new(None);
     let note = RwSignal::new(String::new());
     let choose = move |ev: leptos::ev::Event| {
-        if let Some(p) = preset(&event_target_value(&ev)) {
-            endpoint.update(|e| {
-                e.base_url = p.base_url.to_string();
-                e.model = p.model.to_string();
-            });
-            note.set(format!("{}: {}", p.label, p.note));
+        let key = event_target_value(&ev);
+        match profile(&key) {
+            Ok(p) => {
+                endpoint.update(|e| {
+                    e.base_url = p.base_url.to_string();
+                    e.model = p.model.to_string();
+                    e.provider = p.key.to_string();
+                    e.wire = None;
+                });
+                let key_note = if p.needs_key { "needs an API key; " } else { "" };
+                let placeholder = if p.base_url.contains("RESOURCE") { "; put your resource and deployment names into the base URL" } else { "" };
+                note.set(format!("{}: {key_note}{}{placeholder}", p.label, p.browser));
+            }
+            Err(_) => {
+                // "choose a preset…": the provider follows the base URL again.
+                endpoint.update(|e| e.provider.clear());
+                note.set(String::new());
+            }
         }
     };
+    let wires = move || endpoint.with(|e| e.profile().wires);
+    let set_wire = move |ev: leptos::ev::Event| endpoint.update(|e| e.wire = Wire::parse(&event_target_value(&ev)).ok());
     let field = move |change: fn(&RunSettings, &str) -> Result<RunSettings, String>| {
         move |ev: leptos::ev::Event| match change(&settings.get_untracked(), &event_target_value(&ev)) {
             Ok(next) => {
@@ -52,11 +70,21 @@ pub fn RunSettingsForm() -> impl IntoView {
     view! {
         <div class="eval-settings">
             <label>"Server "
-                <select data-testid="endpoint-preset" on:change=choose>
+                <select data-testid="endpoint-preset" on:change=choose prop:value=move || endpoint.with(|e| e.provider.clone())>
                     <option value="">"choose a preset…"</option>
-                    {PRESETS.iter().map(|p| view! { <option value=p.key>{p.label}</option> }).collect_view()}
+                    {PROFILES.iter().map(|p| view! { <option value=p.key>{p.label}</option> }).collect_view()}
                 </select>
             </label>
+            <span class="muted" data-testid="provider-in-use" title="Whose rules the requests follow: the preset chosen, else the one the base URL belongs to">
+                {move || endpoint.with(|e| if e.provider.is_empty() { format!("provider: {} (from the base URL)", e.profile().label) } else { String::new() })}
+            </span>
+            {move || (wires().len() > 1).then(|| view! {
+                <label title="Messages keeps prompt caching and thinking blocks; chat completions is the provider's compatibility layer">"Wire "
+                    <select data-testid="wire" on:change=set_wire prop:value=move || endpoint.with(|e| e.wire().as_str().to_string())>
+                        {wires().iter().map(|w| view! { <option value=w.as_str()>{match w { Wire::Messages => "Messages API", Wire::ChatCompletions => "chat completions" }}</option> }).collect_view()}
+                    </select>
+                </label>
+            })}
             <label title="0 to 2; the paper's runs use 0">"Temperature "
                 <input type="number" data-testid="temperature" min="0" max="2" step="0.1" style="width:5em"
                     prop:value=move || settings.with(|s| s.temperature.to_string()) on:change=field(RunSettings::with_temperature) />
