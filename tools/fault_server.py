@@ -144,7 +144,9 @@ def picture_sizes(messages):
     return sizes
 
 
-def play(body):
+def play(body, clean=False):
+    """The reply to a chat-completions body. With clean=True the hashed wrong answers and malformed or object-typed
+    tool arguments are skipped, so every prompt gets its correct answer (tools/provider_emulator.py uses that)."""
     messages = body.get("messages", [])
     prompt = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
     sizes = picture_sizes(messages)
@@ -159,7 +161,7 @@ def play(body):
     if good:
         results = json.loads(good[-1]["content"]).get("results", ["?"])
         answer = results[0]
-        if h >= 90:
+        if h >= 90 and not clean:
             try:
                 answer = str(int(answer) + 1)
             except ValueError:
@@ -167,9 +169,9 @@ def play(body):
         text = "The calculator gives %s.\n\\boxed{task_1_out = %s}" % (results[0], answer)
         return completion({"role": "assistant", "content": text}, "stop", prompt_tokens, 12)
     call_id = "call_%d_%d" % (h, len(messages))
-    if 35 <= h < 45 and not tools:
+    if 35 <= h < 45 and not tools and not clean:
         arguments = "{\"expressions\": [\"" + expression_of(prompt)  # cut short: not JSON
-    elif 45 <= h < 50:
+    elif 45 <= h < 50 and not clean:
         arguments = {"expressions": [expression_of(prompt)]}  # an object, as some providers send
     else:
         arguments = json.dumps({"expressions": [expression_of(prompt)]})
