@@ -11,7 +11,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 use crate::engine::agent::openai_wire::{reply_json, StreamDelta};
-use crate::engine::agent::provider::{Note, RequestShape};
+use crate::engine::agent::provider::{RequestShape, Resend};
 use crate::engine::agent::retry::wait_from_headers;
 use crate::engine::agent::wire::{self, Accumulator};
 use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
@@ -217,9 +217,11 @@ impl ChatBackend for FetchBackend {
         self.control.hear(&event);
     }
 
-    fn adapt(&self, failure: &CallFailure) -> Option<Note> {
-        let AgentError::Http { status, .. } = failure.error else { return None };
-        self.shape.borrow_mut().adapt(status, &failure.body)
+    fn adapt(&self, failure: &CallFailure) -> Resend {
+        match failure.error {
+            AgentError::Http { status, .. } => self.shape.borrow_mut().respond(status, &failure.body),
+            _ => Resend::Stands,
+        }
     }
 }
 
@@ -365,7 +367,7 @@ impl ChatBackend for Journaled<'_> {
         self.inner.is_cancelled()
     }
 
-    fn adapt(&self, failure: &CallFailure) -> Option<Note> {
+    fn adapt(&self, failure: &CallFailure) -> Resend {
         self.inner.adapt(failure)
     }
 

@@ -17,6 +17,7 @@ mod grading_at_scale;
 mod image;
 mod image_eval;
 mod math_reference;
+mod providers_cli;
 mod python_conformance;
 mod python_semantics;
 mod site;

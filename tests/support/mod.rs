@@ -101,3 +101,32 @@ pub fn start_fault_server(args: &[&str]) -> (Killer, u16) {
     let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).expect("a PORT line");
     (Killer(child), port)
 }
+
+/// Starts `tools/provider_emulator.py` (the hosted chat APIs, one route prefix per provider) with `args` on a free
+/// port and returns it with the port it printed.
+pub fn start_provider_emulator(args: &[&str]) -> (Killer, u16) {
+    let script = root().join("tools/provider_emulator.py");
+    let mut child = Command::new("python3").arg(script).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let child = Killer(child);
+    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the provider emulator printed its port in time");
+    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("a PORT line, got {line:?}"));
+    (child, port)
+}
+
+/// The body of a bare HTTP GET of `path` on 127.0.0.1:`port` (std only; for test servers' admin routes).
+pub fn http_get(port: u16, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the test server accepts");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("a read timeout");
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").expect("the request is sent");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("the reply is read");
+    response.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+}

@@ -5,7 +5,7 @@
 //! progress line.
 
 use arbigraph_studio::engine::agent::endpoint::parse_header;
-use arbigraph_studio::engine::agent::provider::{self, Note, RequestShape, Wire};
+use arbigraph_studio::engine::agent::provider::{self, RequestShape, Resend, Wire};
 use arbigraph_studio::engine::agent::retry::wait_from_headers;
 use arbigraph_studio::engine::agent::strategy::{split_param, Strategy};
 use arbigraph_studio::engine::agent::{
@@ -329,7 +329,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         handles.push(std::thread::spawn(move || {
             while let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) {
                 let backend =
-                    UreqBackend { agent: &agent, endpoint: &endpoint, shape: &shape, timeout_ms, attempts: Cell::new(0), shape_notes: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
+                    UreqBackend { agent: &agent, endpoint: &endpoint, shape: &shape, timeout_ms, attempts: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
                 let result = run_sample(&backend, sample, *index, config, &policy);
                 if sender.send((*index, result)).is_err() {
                     break;
@@ -510,9 +510,6 @@ struct UreqBackend<'a> {
     timeout_ms: u64,
     /// HTTP attempts made for the current sample.
     attempts: Cell<u32>,
-    /// How many adaptations the shape held when the last request was built: a refusal of a request built before
-    /// another worker adapted the shape is sent again with the new shape instead of standing.
-    shape_notes: Cell<usize>,
     /// Jitter state (a splitmix64 stream seeded per worker and sample).
     seed: Cell<u64>,
 }
@@ -522,7 +519,6 @@ impl ChatBackend for UreqBackend<'_> {
         self.attempts.set(self.attempts.get() + 1);
         let (body, wire) = {
             let shape = self.shape.lock().map_err(|_| AgentError::Request { reason: "a worker panicked".into() })?;
-            self.shape_notes.set(shape.notes().len());
             (wire::request_body(&shape, request, &self.endpoint.model, false).to_string(), shape.wire)
         };
         let started = Instant::now();
@@ -557,19 +553,14 @@ impl ChatBackend for UreqBackend<'_> {
         }
     }
 
-    fn adapt(&self, failure: &CallFailure) -> Option<Note> {
-        let AgentError::Http { status, .. } = failure.error else { return None };
-        let mut shape = self.shape.lock().ok()?;
-        if let Some(note) = shape.adapt(status, &failure.body) {
+    fn adapt(&self, failure: &CallFailure) -> Resend {
+        let AgentError::Http { status, .. } = failure.error else { return Resend::Stands };
+        let Ok(mut shape) = self.shape.lock() else { return Resend::Stands };
+        let resend = shape.respond(status, &failure.body);
+        if let Resend::Adapted(note) = &resend {
             eprintln!("\n[eval] adapted the requests: {}", note.sentence());
-            return Some(note);
         }
-        // Another worker adapted the shape after this request was built (concurrent refusals of the same
-        // parameter): send it again as the shape now says rather than let the refusal stand.
-        if shape.notes().len() > self.shape_notes.get() {
-            return shape.notes().last().cloned();
-        }
-        None
+        resend
     }
 
     fn jitter(&self) -> f64 {

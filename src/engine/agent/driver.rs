@@ -6,7 +6,7 @@
 use super::chat::{ChatReply, ChatRequest};
 use super::config::AgentConfig;
 use super::error::AgentError;
-use super::provider::MAX_ADAPTATIONS_PER_REQUEST;
+use super::provider::{Resend, MAX_ADAPTATIONS_PER_REQUEST};
 use super::retry::{RetryDecision, RetryPolicy};
 use super::session::{AgentInput, AgentRecord, AgentSession, Step};
 
@@ -72,10 +72,10 @@ pub trait ChatBackend {
     /// Hears every event before the loop goes on (a driver stores turns here). Does nothing by default.
     async fn record(&self, _event: EpisodeEvent<'_>) {}
 
-    /// Adapts the run's requests to a refusal (see `provider::RequestShape::adapt`) and returns what changed;
-    /// the refused request is then sent again at once. `None` (the default) lets the refusal stand.
-    fn adapt(&self, _failure: &CallFailure) -> Option<super::provider::Note> {
-        None
+    /// Adapts the run's requests to a refusal (`provider::RequestShape::respond`): the refused request is sent
+    /// again at once unless the answer is `Resend::Stands` (the default, for backends that adapt nothing).
+    fn adapt(&self, _failure: &CallFailure) -> Resend {
+        Resend::Stands
     }
 }
 
@@ -105,10 +105,17 @@ pub async fn send_with_retries<B: ChatBackend>(backend: &B, request: &ChatReques
         }
         // A refused parameter is not a failure to wait out: change the request and send it again at once.
         if adaptations < MAX_ADAPTATIONS_PER_REQUEST {
-            if let Some(note) = backend.adapt(&failure) {
-                adaptations += 1;
-                backend.record(EpisodeEvent::Adapted { turn: request.turn, note: &note }).await;
-                continue;
+            match backend.adapt(&failure) {
+                Resend::Adapted(note) => {
+                    adaptations += 1;
+                    backend.record(EpisodeEvent::Adapted { turn: request.turn, note: &note }).await;
+                    continue;
+                }
+                Resend::AlreadyAdapted => {
+                    adaptations += 1;
+                    continue;
+                }
+                Resend::Stands => {}
             }
         }
         match policy.after_failure(attempt, failure.error.clone(), failure.retry_after_ms, backend.jitter()) {
@@ -205,9 +212,11 @@ mod tests {
             };
             self.events.borrow_mut().push(line);
         }
-        fn adapt(&self, failure: &CallFailure) -> Option<crate::engine::agent::provider::Note> {
-            let AgentError::Http { status, .. } = failure.error else { return None };
-            self.shape.as_ref()?.borrow_mut().adapt(status, &failure.body)
+        fn adapt(&self, failure: &CallFailure) -> Resend {
+            match (&failure.error, &self.shape) {
+                (AgentError::Http { status, .. }, Some(shape)) => shape.borrow_mut().respond(*status, &failure.body),
+                _ => Resend::Stands,
+            }
         }
     }
 
@@ -261,12 +270,14 @@ mod tests {
     fn a_refused_parameter_is_adapted_and_sent_again_at_once() {
         use crate::engine::agent::provider::{compatible, Adaptation, LimitParam, RequestShape, Wire};
         let refusal = r#"{"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}"#;
+        let other = r#"{"error": {"message": "Invalid 'messages[0].content': string too long.", "type": "invalid_request_error"}}"#;
         let replies = calculator_then_answer();
-        let mut backend = Scripted::new(vec![
-            Err(CallFailure::http(400, refusal.to_string(), None)),
-            Ok(replies[0].clone()),
-            Err(CallFailure::http(400, refusal.to_string(), None)),
-        ]);
+        let refused = || Err(CallFailure::http(400, refusal.to_string(), None));
+        let mut outcomes = vec![refused(), Ok(replies[0].clone())];
+        // A request built before the adaptation (another lane's) is refused again: it goes again, at most
+        // MAX_ADAPTATIONS_PER_REQUEST times, and then the refusal stands.
+        outcomes.extend((0..=MAX_ADAPTATIONS_PER_REQUEST).map(|_| refused()));
+        let mut backend = Scripted::new(outcomes);
         backend.shape = Some(RefCell::new(RequestShape::new(compatible(), Wire::ChatCompletions, "gpt-5-mini")));
         let (session, step) = start();
         let EpisodeEnd::Finished(record) = block_on(run_episode(&backend, session, step, &RetryPolicy::default())) else { panic!("must finish") };
@@ -275,9 +286,16 @@ mod tests {
             *backend.events.borrow(),
             vec!["request 0".to_string(), format!("adapted 0: {:?}", Adaptation::LimitRenamed(LimitParam::MaxCompletionTokens)), "reply 0".into(), "request 1".into()]
         );
-        // The same refusal once adapted to stands: the sample ends with the endpoint's message.
+        assert_eq!(backend.sends.get(), 2 + 1 + MAX_ADAPTATIONS_PER_REQUEST, "bounded resends");
         assert!(matches!(&record.status, Status::ApiError(m) if m.contains("HTTP 400: ") && m.contains("Unsupported parameter")), "{:?}", record.status);
         assert_eq!(backend.shape.unwrap().into_inner().notes().len(), 1);
+        // A refusal about anything else ends the sample at once.
+        let mut plain = Scripted::new(vec![Err(CallFailure::http(400, other.to_string(), None))]);
+        plain.shape = Some(RefCell::new(RequestShape::new(compatible(), Wire::ChatCompletions, "m")));
+        let (session, step) = start();
+        let EpisodeEnd::Finished(record) = block_on(run_episode(&plain, session, step, &RetryPolicy::default())) else { panic!("must finish") };
+        assert!(matches!(&record.status, Status::ApiError(m) if m.contains("string too long")));
+        assert_eq!(plain.sends.get(), 1);
     }
 
     #[test]

@@ -595,56 +595,91 @@ impl RequestShape {
 
     /// Adapts to a refusal: when `status` and `body` say that a parameter or a value is not taken, changes the
     /// shape and returns the note (the request is then sent again); `None` when the refusal is about anything
-    /// else or was already adapted to (the refusal then stands).
+    /// else or was already adapted to.
     pub fn adapt(&mut self, status: u16, body: &str) -> Option<Note> {
+        match self.respond(status, body) {
+            Resend::Adapted(note) => Some(note),
+            Resend::AlreadyAdapted | Resend::Stands => None,
+        }
+    }
+
+    /// What to do about a refusal: adapt and send again, send again because the shape already says what the
+    /// refusal asks (another of the run's requests met the same refusal first: the refused request was built
+    /// before), or let it stand (it is about something else).
+    pub fn respond(&mut self, status: u16, body: &str) -> Resend {
         if !matches!(status, 400 | 422) {
-            return None;
+            return Resend::Stands;
         }
         let refusal = Refusal::read(body);
-        let adaptation = self.adaptation_for(&refusal)?;
+        let Some(adaptation) = adaptation_for(&refusal) else { return Resend::Stands };
+        if self.in_effect(&adaptation) {
+            return Resend::AlreadyAdapted;
+        }
         self.apply(adaptation.clone());
         let why = format!("the endpoint said: {}", short(&refusal.message, 160));
         self.note(adaptation, Source::Endpoint, why);
-        self.notes.last().cloned()
+        Resend::Adapted(self.notes.last().cloned().expect("a note was just added"))
     }
 
-    fn adaptation_for(&self, refusal: &Refusal) -> Option<Adaptation> {
-        let message = refusal.message.to_ascii_lowercase();
-        let param = refusal.param.as_deref().unwrap_or_default();
-        let about = |name: &str| param == name || message.contains(&format!("'{name}'")) || message.contains(&format!("`{name}`")) || message.starts_with(&format!("{name}:")) || message.contains(&format!("\"{name}\""));
-        let unsupported = refusal.code.as_deref().is_some_and(|c| c.starts_with("unsupported")) || message.contains("not supported") || message.contains("unsupported") || message.contains("does not support") || message.contains("only the default");
-        // A cap first: "… at most N completion tokens", "… > N, which is the maximum …", "… range of max_tokens is [1, N]".
-        if let Some(cap) = stated_cap(&message) {
-            if self.cap.is_none_or(|c| cap < c) && cap > 0 {
-                return Some(Adaptation::Capped(cap));
-            }
+    /// True when the shape already does what `adaptation` asks.
+    fn in_effect(&self, adaptation: &Adaptation) -> bool {
+        match *adaptation {
+            Adaptation::LimitRenamed(name) => self.limit == name,
+            Adaptation::TemperatureOmitted => self.omit_temperature,
+            Adaptation::TemperatureClamped(t) => self.omit_temperature || self.temperature_range.1 <= t,
+            Adaptation::TopPOmitted => self.omit_top_p,
+            Adaptation::Capped(n) => self.cap.is_some_and(|c| c <= n),
         }
-        if about("max_tokens") && message.contains("max_completion_tokens") && self.limit == LimitParam::MaxTokens {
-            return Some(Adaptation::LimitRenamed(LimitParam::MaxCompletionTokens));
-        }
-        let names_only_the_new_name = param == "max_completion_tokens" || (message.contains("max_completion_tokens") && !message.contains("max_tokens"));
-        let not_taken = unsupported || message.contains("unrecognized") || message.contains("not permitted") || message.contains("unknown");
-        if names_only_the_new_name && not_taken && self.limit == LimitParam::MaxCompletionTokens {
-            return Some(Adaptation::LimitRenamed(LimitParam::MaxTokens));
-        }
-        if about("top_p") && (unsupported || message.contains("cannot both") || message.contains("cannot be used")) && !self.omit_top_p {
-            return Some(Adaptation::TopPOmitted);
-        }
-        if about("temperature") && !self.omit_temperature {
-            if message.contains("cannot both") && !self.omit_top_p {
-                return Some(Adaptation::TopPOmitted);
-            }
-            if let Some(high) = stated_range_top(&message) {
-                if high < self.temperature_range.1 {
-                    return Some(Adaptation::TemperatureClamped(high));
-                }
-            }
-            if unsupported {
-                return Some(Adaptation::TemperatureOmitted);
-            }
-        }
-        None
     }
+}
+
+/// What a refused request calls for (see [`RequestShape::respond`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resend {
+    /// The shape changed as the note says; send the request again.
+    Adapted(Note),
+    /// The shape already does what the refusal asks; send the request again as it now says.
+    AlreadyAdapted,
+    /// The refusal is about something else: it ends the request.
+    Stands,
+}
+
+/// The adaptation a refusal asks for, whatever the shape does now.
+fn adaptation_for(refusal: &Refusal) -> Option<Adaptation> {
+    let message = refusal.message.to_ascii_lowercase();
+    let param = refusal.param.as_deref().unwrap_or_default();
+    let about = |name: &str| {
+        param == name || message.contains(&format!("'{name}'")) || message.contains(&format!("`{name}`")) || message.starts_with(&format!("{name}:")) || message.contains(&format!("\"{name}\""))
+    };
+    let unsupported = refusal.code.as_deref().is_some_and(|c| c.starts_with("unsupported"))
+        || message.contains("not supported")
+        || message.contains("unsupported")
+        || message.contains("does not support")
+        || message.contains("only the default");
+    // A cap first: "… at most N completion tokens", "… > N, which is the maximum …", "… range of max_tokens is [1, N]".
+    if let Some(cap) = stated_cap(&message).filter(|&c| c > 0) {
+        return Some(Adaptation::Capped(cap));
+    }
+    if about("max_tokens") && message.contains("max_completion_tokens") {
+        return Some(Adaptation::LimitRenamed(LimitParam::MaxCompletionTokens));
+    }
+    let names_only_the_new_name = param == "max_completion_tokens" || (message.contains("max_completion_tokens") && !message.contains("max_tokens"));
+    let not_taken = unsupported || message.contains("unrecognized") || message.contains("not permitted") || message.contains("unknown");
+    if names_only_the_new_name && not_taken {
+        return Some(Adaptation::LimitRenamed(LimitParam::MaxTokens));
+    }
+    if about("top_p") && (unsupported || message.contains("cannot both") || message.contains("cannot be used")) {
+        return Some(Adaptation::TopPOmitted);
+    }
+    if about("temperature") {
+        if let Some(high) = stated_range_top(&message) {
+            return Some(Adaptation::TemperatureClamped(high));
+        }
+        if unsupported {
+            return Some(Adaptation::TemperatureOmitted);
+        }
+    }
+    None
 }
 
 /// An error body, read in any provider's layout: OpenAI's `{"error": {message, param, code}}`, Anthropic's
@@ -802,14 +837,15 @@ mod tests {
         let note = shape.adapt(400, MAX_TOKENS_REFUSED).expect("renamed");
         assert_eq!(note.adaptation, Adaptation::LimitRenamed(LimitParam::MaxCompletionTokens));
         assert!(note.sentence().starts_with("requests sent with max_completion_tokens: the endpoint said: Unsupported parameter"), "{}", note.sentence());
-        assert_eq!(shape.adapt(400, MAX_TOKENS_REFUSED), None, "the same refusal again stands");
+        assert_eq!(shape.adapt(400, MAX_TOKENS_REFUSED), None, "the same refusal again adapts nothing new");
+        assert_eq!(shape.respond(400, MAX_TOKENS_REFUSED), Resend::AlreadyAdapted, "it is sent again as the shape now says");
         assert_eq!(shape.adapt(400, TEMPERATURE_REFUSED).map(|n| n.adaptation), Some(Adaptation::TemperatureOmitted));
         let top_p = r#"{"error": {"message": "Unsupported parameter: 'top_p' is not supported with this model.", "type": "invalid_request_error", "param": "top_p", "code": "unsupported_parameter"}}"#;
         assert_eq!(shape.adapt(400, top_p).map(|n| n.adaptation), Some(Adaptation::TopPOmitted));
         let sent = shape.sampling(&request(100, 0.0));
         assert_eq!((sent.limit, sent.temperature, sent.top_p), (LimitParam::MaxCompletionTokens, None, None));
-        assert_eq!(shape.adapt(401, MAX_TOKENS_REFUSED), None, "only a 400 or 422 is a refusal of parameters");
-        assert_eq!(shape.adapt(400, r#"{"error": {"message": "Invalid 'messages[1].content': string too long."}}"#), None, "about anything else");
+        assert_eq!(shape.respond(401, MAX_TOKENS_REFUSED), Resend::Stands, "only a 400 or 422 is a refusal of parameters");
+        assert_eq!(shape.respond(400, r#"{"error": {"message": "Invalid 'messages[1].content': string too long."}}"#), Resend::Stands, "about anything else");
     }
 
     #[test]
@@ -818,7 +854,8 @@ mod tests {
         assert_eq!(shape.adapt(400, CAP_REFUSED).map(|n| n.adaptation), Some(Adaptation::Capped(16_384)));
         assert_eq!(shape.sampling(&request(32_768, 0.0)).max_tokens, 16_384);
         assert_eq!(shape.sampling(&request(100, 0.0)).max_tokens, 100, "a smaller limit is kept");
-        assert_eq!(shape.adapt(400, CAP_REFUSED), None, "no change: the refusal stands");
+        assert_eq!(shape.adapt(400, CAP_REFUSED), None, "no new adaptation");
+        assert_eq!(shape.respond(400, CAP_REFUSED), Resend::AlreadyAdapted, "a request built before the cap was learnt goes again");
         let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 16384 > 8192, which is the maximum allowed number of output tokens for claude-3-5-haiku-20241022"}}"#;
         assert_eq!(shape.adapt(400, anthropic).map(|n| n.adaptation), Some(Adaptation::Capped(8_192)));
         let deepseek = r#"{"error":{"message":"Invalid max_tokens value, the valid range of max_tokens is [1, 8192]","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}"#;
@@ -838,6 +875,7 @@ mod tests {
         assert_eq!(shape.sampling(&request(10, 1.7)).temperature, Some(1.0));
         let both = r#"{"type":"error","error":{"type":"invalid_request_error","message":"`temperature` and `top_p` cannot both be specified for this model. Please use only one."}}"#;
         assert_eq!(shape.adapt(400, both).map(|n| n.adaptation), Some(Adaptation::TopPOmitted));
+        assert_eq!(shape.respond(400, range), Resend::AlreadyAdapted);
         assert_eq!(shape.sampling(&request(10, 0.0)).top_p, None);
     }
 
