@@ -10,12 +10,20 @@ fn current_hash() -> String {
     window().location().hash().unwrap_or_default()
 }
 
+/// The page the root opens on: a site built by `arbigraph site` names it in a `<meta>` (its datasets).
+fn start_route() -> Route {
+    let selector = format!("meta[name=\"{}\"]", crate::engine::dataset::site::START_META);
+    let meta = document().query_selector(&selector).ok().flatten().and_then(|m| m.get_attribute("content"));
+    Route::start(meta.as_deref())
+}
+
 /// The root component.
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(AppState::new());
-    let route = RwSignal::new(Route::from_hash(&current_hash()));
-    let listener = window_event_listener(leptos::ev::hashchange, move |_| route.set(Route::from_hash(&current_hash())));
+    let start = start_route();
+    let route = RwSignal::new(Route::from_hash_or(&current_hash(), start));
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| route.set(Route::from_hash_or(&current_hash(), start)));
     on_cleanup(move || listener.remove());
 
     let nav_links = Route::ALL

@@ -65,6 +65,9 @@ fn a_site_holds_the_app_the_files_and_shards_that_cover_every_sample() {
     assert_eq!(listed.correct, samples.iter().filter(|s| s["correct"] == true).count(), "the grade agrees with the verdicts the file stores");
     assert_eq!(listed.model, record["summary"]["generation_params"]["model"].as_str().unwrap());
     assert_eq!(std::fs::read_to_string(out.join("app.js")).unwrap(), "console.log(1)");
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains(r#"<meta name="arbigraph-start" content="browse">"#), "a site of datasets opens on them: {page}");
+    assert!(!std::fs::read_to_string(dist.join("index.html")).unwrap().contains("arbigraph-start"), "the app's own build keeps opening on Design");
     assert!(!out.join("datasets/demo").exists(), "the app's demo datasets are not copied");
 
     let index = read_index(&out);

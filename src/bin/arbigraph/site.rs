@@ -98,6 +98,11 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     }
     prepare_out(&args.out)?;
     copy_dir(&args.dist, &args.out, &args.dist.join("datasets"))?;
+    // The site's root opens on what it publishes: its datasets, or its results files when it has no dataset.
+    let page = args.out.join("index.html");
+    let html = std::fs::read_to_string(&page).map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+    let start = if sources.is_empty() { "results" } else { "browse" };
+    write_text(&page, &dataset::site::with_start_page(&html, start))?;
     let datasets_dir = args.out.join("datasets");
     let mut index = SiteIndex { generator: dataset::GENERATOR.to_string(), datasets: Vec::new(), results: Vec::new() };
     let mut shard_count = 0;

@@ -16,6 +16,25 @@ pub const DEFAULT_SHARD_SIZE: usize = 1000;
 /// The index's path inside a site.
 pub const INDEX_PATH: &str = "datasets/index.json";
 
+/// The `<meta>` name a site's `index.html` carries to say which page its root opens on (`browse` for a site of
+/// datasets, `results` for one of results files only); the app's own build has none and opens on Design.
+pub const START_META: &str = "arbigraph-start";
+
+/// `html` (a built app's `index.html`) with the start page set to `route`: the marker goes just before
+/// `</head>` (or first, for a page without one), replacing an earlier marker, so building a site over a site
+/// keeps one.
+pub fn with_start_page(html: &str, route: &str) -> String {
+    let marker = format!("<meta name=\"{START_META}\" content=\"{route}\">");
+    let mut kept: String = html.lines().filter(|l| !l.contains(&format!("name=\"{START_META}\""))).collect::<Vec<_>>().join("\n");
+    if html.ends_with('\n') {
+        kept.push('\n');
+    }
+    match kept.find("</head>") {
+        Some(at) => format!("{}{marker}\n{}", &kept[..at], &kept[at..]),
+        None => format!("{marker}\n{kept}"),
+    }
+}
+
 /// The datasets of a site.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SiteIndex {
@@ -359,5 +378,15 @@ mod tests {
         assert_eq!(SiteIndex::parse(r#"{"index_version": 1, "datasets": [], "results": 3}"#).unwrap_err(), vec!["results: not a list"]);
         assert_eq!(SiteIndex::parse(r#"{"index_version": 9, "datasets": []}"#).unwrap_err(), vec!["index_version: 9 is not supported (this app reads version 1)"]);
         assert!(SiteIndex::parse("{").unwrap_err()[0].starts_with("datasets/index.json:1:1: malformed JSON"));
+    }
+
+    #[test]
+    fn a_site_s_page_names_where_it_opens_once() {
+        let page = "<html>\n  <head>\n    <title>x</title>\n  </head>\n</html>\n";
+        let site = with_start_page(page, "browse");
+        assert_eq!(site, "<html>\n  <head>\n    <title>x</title>\n  <meta name=\"arbigraph-start\" content=\"browse\">\n</head>\n</html>\n");
+        assert_eq!(with_start_page(&site, "results").matches(START_META).count(), 1, "rebuilding a site keeps one marker");
+        assert!(with_start_page(&site, "results").contains("content=\"results\""));
+        assert!(with_start_page("<title>bare</title>", "browse").starts_with("<meta name=\"arbigraph-start\""));
     }
 }
