@@ -67,6 +67,34 @@ fn generated_files_inspect_clean_and_graphs_render() {
 }
 
 #[test]
+fn inspect_recognises_a_graph_and_reports_its_validation_on_its_nodes() {
+    let graph = concat!(env!("CARGO_MANIFEST_DIR"), "/public/examples/diamond.json");
+    let (code, stdout, err) = arbigraph(&["inspect", graph]);
+    assert_eq!(code, 0, "a valid graph: {stdout}{err}");
+    for line in ["kind:      graph (node-link)", "target:    combine", "problems:  none: the graph is valid"] {
+        assert!(stdout.contains(line), "`{line}` in {stdout}");
+    }
+    assert!(stdout.contains("adapters") && stdout.contains("families:  math"), "{stdout}");
+    // A cycle and an unknown family: errors, each on its node, exit 1.
+    let broken = temp(
+        "broken-graph.json",
+        r#"{"directed": true, "multigraph": false, "graph": {"target_node": "b"},
+            "nodes": [{"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"},
+                      {"id": "b", "kind": "task", "family": "astrology", "input_kind": "scalar", "output_kind": "scalar"}],
+            "links": [{"source": "a", "target": "b"}, {"source": "b", "target": "a"}]}"#,
+    );
+    let (code, stdout, _) = arbigraph(&["inspect", broken.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("error(s)") && stdout.contains("node `b`") && stdout.contains("astrology"), "{stdout}");
+    assert!(!stdout.contains("samples:"), "a graph is not reported as a dataset: {stdout}");
+    let (code, json, _) = arbigraph(&["inspect", "--json", broken.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["kind"], "graph");
+    assert!(report["problems"].as_array().unwrap().iter().any(|p| p["severity"] == "error" && p["node"] == "b"), "{report}");
+}
+
+#[test]
 fn a_graph_files_picture_parameters_are_used_and_flags_change_them() {
     let graph = temp("pictures.json", r#"{"directed": true, "multigraph": false,
         "graph": {"target_node": "p", "image_params": {"num_paths": 5, "nodes_per_path": 4, "width": 1000, "height": 800}},
