@@ -253,12 +253,12 @@ fn reference_dataset_and_results_files_load_without_problems() {
     }
 }
 
-/// The same digest is asserted by `tests/web.rs` in the browser: native and wasm files are byte-identical.
+/// The same digest is asserted by `e2e/platform.test.mjs` in the browser: native and wasm files are byte-identical.
 pub const PROBE_FINGERPRINT: &str = "e83521980d7580fe";
 
 #[test]
 fn the_cross_platform_probe_has_the_pinned_fingerprint() {
     let text = dataset::cross_platform_probe(&builtin());
     assert!(text.len() > 10_000, "the probe generated real files");
-    assert_eq!(format!("{:016x}", dataset::fingerprint(&text)), PROBE_FINGERPRINT, "update tests/web.rs too if generation changed on purpose");
+    assert_eq!(format!("{:016x}", dataset::fingerprint(&text)), PROBE_FINGERPRINT, "e2e/platform.test.mjs reads this pin: a change here must be on purpose");
 }
