@@ -88,25 +88,18 @@ impl Drop for Killer {
 
 /// Starts `tools/fault_server.py` with `args` on a free port and returns it with the port it printed.
 pub fn start_fault_server(args: &[&str]) -> (Killer, u16) {
-    let script = root().join("tools/fault_server.py");
-    let mut child = Command::new("python3").arg(script).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the fault server printed its port in time");
-    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).expect("a PORT line");
-    (Killer(child), port)
+    start_python_server("tools/fault_server.py", args)
 }
 
 /// Starts `tools/provider_emulator.py` (the hosted chat APIs, one route prefix per provider) with `args` on a free
 /// port and returns it with the port it printed.
 pub fn start_provider_emulator(args: &[&str]) -> (Killer, u16) {
-    let script = root().join("tools/provider_emulator.py");
-    let mut child = Command::new("python3").arg(script).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs");
+    start_python_server("tools/provider_emulator.py", args)
+}
+
+/// Starts one of the repository's Python test servers, which print `PORT <n>` once they listen.
+fn start_python_server(script: &str, args: &[&str]) -> (Killer, u16) {
+    let mut child = Command::new("python3").arg(root().join(script)).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python3 runs");
     let stdout = child.stdout.take().expect("piped stdout");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -115,8 +108,8 @@ pub fn start_provider_emulator(args: &[&str]) -> (Killer, u16) {
         let _ = tx.send(line);
     });
     let child = Killer(child);
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the provider emulator printed its port in time");
-    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("a PORT line, got {line:?}"));
+    let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("{script} printed its port in time"));
+    let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{script}: a PORT line, got {line:?}"));
     (child, port)
 }
 

@@ -7,7 +7,7 @@
 //! `content_block_*`, `message_delta`, `message_stop` events) are put together by [`MessagesStreamAccumulator`].
 
 use super::chat::RequestKind;
-use super::openai_wire::{self, StreamDelta, WireError};
+use super::openai_wire::{self, SseLines, StreamDelta, WireError};
 use super::{ChatReply, ChatRequest, ImagePart, Message, ReplyToolCall, Role, ToolArguments, ToolCall, Usage};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -214,14 +214,12 @@ pub fn usage_json(usage: &Usage) -> Value {
 /// or an error body) is parsed as a plain reply.
 #[derive(Clone, Debug, Default)]
 pub struct MessagesStreamAccumulator {
-    /// Text not yet ended by a newline.
-    pending: String,
+    /// The body cut into lines.
+    lines: SseLines,
     /// The `event:` name of the event being read.
     event: Option<String>,
     /// `data:` lines of the event being read.
     data: Vec<String>,
-    /// Everything pushed while no event has been seen (a plain JSON body, possibly).
-    raw: String,
     events: usize,
     content: String,
     reasoning: String,
@@ -247,14 +245,9 @@ impl MessagesStreamAccumulator {
 
     /// Feeds the next piece of the body; returns what complete events added.
     pub fn push(&mut self, text: &str) -> Result<StreamDelta, WireError> {
-        if self.events == 0 && self.raw.len() < 16 * 1024 * 1024 {
-            self.raw.push_str(text);
-        }
-        self.pending.push_str(text);
         let mut delta = StreamDelta::default();
-        while let Some(end) = self.pending.find('\n') {
-            let line: String = self.pending.drain(..=end).collect();
-            self.line(line.trim_end_matches(['\n', '\r']), &mut delta)?;
+        for line in self.lines.push(text, self.events == 0) {
+            self.line(&line, &mut delta)?;
         }
         Ok(delta)
     }
@@ -263,13 +256,12 @@ impl MessagesStreamAccumulator {
     /// when there were none).
     pub fn finish(mut self) -> Result<ChatReply, WireError> {
         let mut ignored = StreamDelta::default();
-        if !self.pending.is_empty() {
-            let rest = std::mem::take(&mut self.pending);
-            self.line(rest.trim_end_matches('\r'), &mut ignored)?;
+        if let Some(rest) = self.lines.rest() {
+            self.line(&rest, &mut ignored)?;
         }
         self.dispatch(&mut ignored)?;
         if self.events == 0 {
-            return parse_reply(&self.raw);
+            return parse_reply(self.lines.raw());
         }
         let tool_calls = self
             .blocks

@@ -304,6 +304,44 @@ pub fn parse_reply(body: &str) -> Result<ChatReply, WireError> {
     })
 }
 
+/// A server-sent-event body cut into whole lines as its pieces arrive (`\n` or `\r\n` ends alike), keeping the
+/// start of the body while no event has been seen, in case it is no event stream at all (a server that ignored
+/// `stream: true`). Both wires' accumulators read through it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SseLines {
+    /// Text not yet ended by a newline.
+    pending: String,
+    /// The body as pushed while `keep_raw` was asked, up to 16 MiB.
+    raw: String,
+}
+
+impl SseLines {
+    /// Adds a piece (kept whole too while `keep_raw`) and returns the lines it completed, without their ends.
+    pub(super) fn push(&mut self, text: &str, keep_raw: bool) -> Vec<String> {
+        if keep_raw && self.raw.len() < 16 * 1024 * 1024 {
+            self.raw.push_str(text);
+        }
+        self.pending.push_str(text);
+        let mut lines = Vec::new();
+        while let Some(end) = self.pending.find('\n') {
+            let line: String = self.pending.drain(..=end).collect();
+            lines.push(line.trim_end_matches(['\n', '\r']).to_string());
+        }
+        lines
+    }
+
+    /// The last line, when the body did not end with a newline.
+    pub(super) fn rest(&mut self) -> Option<String> {
+        let rest = std::mem::take(&mut self.pending);
+        (!rest.is_empty()).then(|| rest.trim_end_matches('\r').to_string())
+    }
+
+    /// The body kept while no event had been seen.
+    pub(super) fn raw(&self) -> &str {
+        &self.raw
+    }
+}
+
 /// A tool call being streamed: its pieces arrive by `index`.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct PartialCall {
@@ -336,12 +374,10 @@ impl StreamDelta {
 /// is parsed as a plain completion.
 #[derive(Clone, Debug, Default)]
 pub struct StreamAccumulator {
-    /// Text not yet ended by a newline.
-    pending: String,
+    /// The body cut into lines.
+    lines: SseLines,
     /// `data:` lines of the event being read.
     data: Vec<String>,
-    /// Everything pushed while no event has been seen (a plain JSON body, possibly).
-    raw: String,
     events: usize,
     done: bool,
     content: String,
@@ -365,15 +401,9 @@ impl StreamAccumulator {
     /// Feeds the next piece of the body; returns what complete events added. An event that carries an error
     /// object ends the reply with that error.
     pub fn push(&mut self, text: &str) -> Result<StreamDelta, WireError> {
-        if self.events == 0 && self.raw.len() < 16 * 1024 * 1024 {
-            self.raw.push_str(text);
-        }
-        self.pending.push_str(text);
         let mut delta = StreamDelta::default();
-        while let Some(end) = self.pending.find('\n') {
-            let line: String = self.pending.drain(..=end).collect();
-            let line = line.trim_end_matches(['\n', '\r']);
-            self.line(line, &mut delta)?;
+        for line in self.lines.push(text, self.events == 0) {
+            self.line(&line, &mut delta)?;
         }
         Ok(delta)
     }
@@ -457,13 +487,12 @@ impl StreamAccumulator {
     /// Ends the stream and returns the reply. A body with no event at all is read as a plain completion.
     pub fn finish(mut self) -> Result<ChatReply, WireError> {
         let mut ignored = StreamDelta::default();
-        if !self.pending.is_empty() {
-            let rest = std::mem::take(&mut self.pending);
-            self.line(rest.trim_end_matches('\r'), &mut ignored)?;
+        if let Some(rest) = self.lines.rest() {
+            self.line(&rest, &mut ignored)?;
         }
         self.dispatch(&mut ignored)?;
         if self.events == 0 {
-            return parse_reply(&self.raw);
+            return parse_reply(self.lines.raw());
         }
         let tool_calls = self
             .calls

@@ -76,6 +76,7 @@ pub async fn drive(mut spec: RunSpec, config: AgentConfig, endpoint: Endpoint, v
     let RunView { rows, live, running, results, revision, notice, live_text, started: run_started, adaptations } = view;
     live_text.set(BTreeMap::new());
     notice.set(String::new());
+    adaptations.set(Vec::new());
     rows.set(spec.samples.iter().enumerate().map(|(i, s)| Row::queued(i, s)).collect());
     run_started.update(|n| *n += 1);
     running.set(true);
