@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::app::charts::{context_curves, mean_per_turn};
-use crate::app::estimate::{money, Spend};
+use crate::app::estimate::{money, Spend, Tokens};
 use crate::app::transcript::grouped;
 use crate::engine::grade::metrics::comparison_cells;
 use crate::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
@@ -39,6 +39,8 @@ pub struct RunSpend {
     pub prompt_tokens: u64,
     /// Their completion tokens (output), auxiliary calls included.
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those read from the provider's cache.
+    pub cached_prompt_tokens: u64,
 }
 
 impl RunSpend {
@@ -49,6 +51,7 @@ impl RunSpend {
             samples: costs.len(),
             prompt_tokens: costs.iter().map(|c| c.prompt_tokens).sum(),
             completion_tokens: costs.iter().map(|c| c.completion_tokens).sum(),
+            cached_prompt_tokens: costs.iter().map(|c| c.cached_prompt_tokens).sum(),
         }
     }
 
@@ -57,7 +60,8 @@ impl RunSpend {
         let n = self.samples as f64;
         (self.samples > 0).then(|| {
             let tokens = (self.prompt_tokens + self.completion_tokens) as f64 / n;
-            (tokens, spend.priced().then(|| spend.cost(self.prompt_tokens, self.completion_tokens) / n))
+            let billed = Tokens { input: self.prompt_tokens, cached_input: self.cached_prompt_tokens, output: self.completion_tokens };
+            (tokens, spend.priced().then(|| spend.billed(&billed) / n))
         })
     }
 }
@@ -275,8 +279,8 @@ mod tests {
         window["samples"][0]["usage"] = json!({"prompt_tokens": 400, "completion_tokens": 100});
         let table = compare_files(&[("full.json".into(), full), ("window.json".into(), window)]).unwrap();
         assert_eq!(table.spend, vec![
-            RunSpend { label: "full.json".into(), samples: 2, prompt_tokens: 2000, completion_tokens: 200 },
-            RunSpend { label: "window.json".into(), samples: 1, prompt_tokens: 400, completion_tokens: 100 },
+            RunSpend { label: "full.json".into(), samples: 2, prompt_tokens: 2000, completion_tokens: 200, cached_prompt_tokens: 0 },
+            RunSpend { label: "window.json".into(), samples: 1, prompt_tokens: 400, completion_tokens: 100, cached_prompt_tokens: 0 },
         ]);
         let unpriced = spend_table(&table.spend, &Spend::default());
         assert_eq!(unpriced.0.len(), unpriced.1[0].len());
@@ -286,9 +290,14 @@ mod tests {
         let priced = spend_table(&table.spend, &Spend { price_in: 3.0, price_out: 15.0, ..Spend::default() });
         assert_eq!(priced.1[0][6..], ["$0.0090", "$0.0045", "baseline"]);
         assert_eq!(priced.1[1][6..], ["$0.0027", "$0.0027", "-$0.0018 (-40.0%)"]);
-        let none = RunSpend { label: "none.json".into(), samples: 0, prompt_tokens: 0, completion_tokens: 0 };
+        let none = RunSpend { label: "none.json".into(), samples: 0, prompt_tokens: 0, completion_tokens: 0, cached_prompt_tokens: 0 };
         let without = spend_table(&[none, table.spend[0].clone()], &Spend { price_in: 3.0, ..Spend::default() });
         assert_eq!(without.1[1][5], "–", "no baseline figures: no difference");
+        // A cached-input price: 1,500 of full's 2,000 input tokens read from the cache at $0.30 per million.
+        let cached = RunSpend { cached_prompt_tokens: 1_500, ..table.spend[0].clone() };
+        let with_cache = spend_table(&[cached], &Spend { price_in: 3.0, price_out: 15.0, price_cached_in: Some(0.3), ..Spend::default() });
+        // (500 × $3 + 1,500 × $0.30 + 200 × $15) / 1e6 = $0.00495 for both samples.
+        assert_eq!(with_cache.1[0][6..8], ["$0.0050", "$0.0025"]);
     }
 
     #[test]

@@ -546,6 +546,15 @@ mod tests {
         let Entry::Request(second) = &t.entries[5] else { panic!("a request") };
         assert!(second.is_partial(), "the window strategy left messages out");
         assert!(t.notes.is_empty(), "our records lack nothing: {:?}", t.notes);
+        // A provider that reports cached and reasoning tokens: the line says how many of each.
+        let mut billed = chain_sample();
+        billed["requests"][1]["cached_prompt_tokens"] = json!(1024);
+        billed["requests"][1]["reasoning_tokens"] = json!(32);
+        let Entry::Request(second) = &transcript_of(&billed, 7).entries[5] else { panic!("a request") };
+        assert_eq!(second.describe(), "request 2 (turn 2) sent 3 of 5 messages · 1,234 prompt tokens (1,024 cached) · 40 completion tokens (32 reasoning) · 1,500 ms");
+        billed["usage"]["cached_prompt_tokens"] = json!(1024);
+        billed["usage"]["reasoning_tokens"] = json!(32);
+        assert_eq!(transcript_of(&billed, 7).head.tokens.describe(), "2 calls · 1,276 prompt (1,024 cached) + 60 completion tokens (32 reasoning) · 60 generated");
     }
 
     #[test]

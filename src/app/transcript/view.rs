@@ -54,6 +54,10 @@ pub struct TokenFacts {
     pub calls: Option<usize>,
     /// `token_length`: tokens generated.
     pub generated: Option<u64>,
+    /// Of the prompt tokens, those the provider read from its cache (when it reported any).
+    pub cached: Option<u64>,
+    /// Of the completion tokens, the reasoning tokens (when reported).
+    pub reasoning: Option<u64>,
 }
 
 impl TokenFacts {
@@ -63,8 +67,9 @@ impl TokenFacts {
         if let Some(calls) = self.calls {
             parts.push(format!("{} call{}", grouped(calls as u64), if calls == 1 { "" } else { "s" }));
         }
+        let of = |part: Option<u64>, what: &str| part.filter(|&n| n > 0).map(|n| format!(" ({} {what})", grouped(n))).unwrap_or_default();
         match (self.prompt, self.completion) {
-            (Some(p), Some(c)) => parts.push(format!("{} prompt + {} completion tokens", grouped(p), grouped(c))),
+            (Some(p), Some(c)) => parts.push(format!("{} prompt{} + {} completion tokens{}", grouped(p), of(self.cached, "cached"), grouped(c), of(self.reasoning, "reasoning"))),
             (Some(p), None) => parts.push(format!("{} prompt tokens", grouped(p))),
             (None, Some(c)) => parts.push(format!("{} completion tokens", grouped(c))),
             (None, None) => {}
@@ -197,12 +202,17 @@ pub struct RequestView {
     pub history: Option<usize>,
     pub prompt_reported: Option<u64>,
     pub prompt_estimated: Option<u64>,
+    /// Of the prompt tokens, those read from the provider's cache.
+    pub prompt_cached: Option<u64>,
     pub completion: Option<u64>,
+    /// Of the completion tokens, the reasoning tokens.
+    pub reasoning: Option<u64>,
     pub latency_ms: Option<u64>,
 }
 
 impl RequestView {
-    /// `request 3 (turn 3) sent 5 of 9 messages · 1,234 prompt tokens · 56 completion tokens · 820 ms`.
+    /// `request 3 (turn 3) sent 5 of 9 messages · 1,234 prompt tokens (1,024 cached) · 56 completion tokens (40
+    /// reasoning) · 820 ms`.
     pub fn describe(&self) -> String {
         let what = if self.kind == "turn" { format!("request {} (turn {})", self.number, self.turn + 1) } else { format!("request {} ({} call before turn {})", self.number, self.kind, self.turn + 1) };
         let mut parts = vec![match (self.sent, self.history) {
@@ -210,13 +220,14 @@ impl RequestView {
             (Some(sent), None) => format!("{what} sent {} message{}", grouped(sent), if sent == 1 { "" } else { "s" }),
             (None, _) => format!("{what}: messages sent not recorded"),
         }];
+        let of = |part: Option<u64>, what: &str| part.filter(|&n| n > 0).map(|n| format!(" ({} {what})", grouped(n))).unwrap_or_default();
         match (self.prompt_reported, self.prompt_estimated) {
-            (Some(p), _) => parts.push(format!("{} prompt tokens", grouped(p))),
+            (Some(p), _) => parts.push(format!("{} prompt tokens{}", grouped(p), of(self.prompt_cached, "cached"))),
             (None, Some(e)) => parts.push(format!("~{} prompt tokens (estimated)", grouped(e))),
             (None, None) => {}
         }
         if let Some(c) = self.completion {
-            parts.push(format!("{} completion tokens", grouped(c)));
+            parts.push(format!("{} completion tokens{}", grouped(c), of(self.reasoning, "reasoning")));
         }
         if let Some(ms) = self.latency_ms {
             parts.push(format!("{} ms", grouped(ms)));
@@ -290,6 +301,8 @@ fn head_of(sample: &Json, index: usize, spec: Option<&SampleSpec>) -> Head {
         completion: requests.map(|r| r.iter().filter_map(|q| q.get("completion_tokens").and_then(Json::as_u64)).sum()).or_else(|| usage_number("completion_tokens")),
         calls: requests.map(Vec::len),
         generated: sample.get("token_length").and_then(Json::as_u64),
+        cached: usage_number("cached_prompt_tokens"),
+        reasoning: usage_number("reasoning_tokens"),
     };
     let repairs = sample
         .get("repairs")
@@ -460,7 +473,9 @@ fn request_view(k: usize, r: &Json) -> RequestView {
         history: None,
         prompt_reported: number("prompt_tokens_reported"),
         prompt_estimated: number("prompt_tokens_estimated"),
+        prompt_cached: number("cached_prompt_tokens"),
         completion: number("completion_tokens"),
+        reasoning: number("reasoning_tokens"),
         latency_ms: number("latency_ms"),
     }
 }

@@ -53,8 +53,10 @@ pub struct SampleCost {
     pub total_tokens: u64,
     /// The prompt part of `total_tokens` (priced as input).
     pub prompt_tokens: u64,
-    /// The completion part of `total_tokens` (priced as output).
+    /// The completion part of `total_tokens` (priced as output; reasoning tokens are part of it).
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the provider read from its cache (priced at its cached-input price).
+    pub cached_prompt_tokens: u64,
 }
 
 /// Wilson score interval for `k` successes out of `n` at 95% (z = 1.96); `(0, 1)` when `n` is 0.
@@ -549,7 +551,7 @@ mod tests {
             correct,
             status: "success".into(),
             nodes: vec![("task_1_out".into(), NodeStatus::Correct), ("task_2_out".into(), if correct { NodeStatus::Correct } else { NodeStatus::Wrong })],
-            cost: Some(SampleCost { calls: prompts.len() as u64 + aux, auxiliary_calls: aux, total_tokens: prompts.iter().sum::<u64>() + 100 * aux, prompt_tokens: prompts.iter().sum::<u64>() + 100 * aux, completion_tokens: 0, turn_prompt_tokens: prompts }),
+            cost: Some(SampleCost { calls: prompts.len() as u64 + aux, auxiliary_calls: aux, total_tokens: prompts.iter().sum::<u64>() + 100 * aux, prompt_tokens: prompts.iter().sum::<u64>() + 100 * aux, completion_tokens: 0, cached_prompt_tokens: 0, turn_prompt_tokens: prompts }),
             ..Outcome::default()
         };
         let baseline = [outcome(true, vec![100, 300], 0), outcome(true, vec![100, 500], 0)];

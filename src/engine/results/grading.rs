@@ -150,6 +150,7 @@ pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
             cost.total_tokens += prompt + completion;
             cost.prompt_tokens += prompt;
             cost.completion_tokens += completion;
+            cost.cached_prompt_tokens += r.get("cached_prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
             if r.get("kind").and_then(Value::as_str).unwrap_or("turn") == "turn" {
                 cost.turn_prompt_tokens.push(prompt);
             } else {
@@ -168,6 +169,7 @@ pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
         total_tokens: n("prompt_tokens") + n("completion_tokens") + n("auxiliary_prompt_tokens") + n("auxiliary_completion_tokens"),
         prompt_tokens: n("prompt_tokens") + n("auxiliary_prompt_tokens"),
         completion_tokens: n("completion_tokens") + n("auxiliary_completion_tokens"),
+        cached_prompt_tokens: n("cached_prompt_tokens"),
     })
 }
 
