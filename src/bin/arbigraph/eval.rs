@@ -52,7 +52,8 @@ pub struct Args {
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     /// Context strategy: `NAME` or `NAME:key=value,key=value`. Names: full; acg-lite (budget_tokens=5000);
-    /// acg (budget_tokens=5000); mask (keep=10); window (exchanges=8); summary (trigger_tokens=8000,
+    /// acg (budget_tokens=5000; its mechanisms, each 0 to switch off: clusters=1, anchors=1, spans=1, inherit=1);
+    /// mask (keep=10); window (exchanges=8); summary (trigger_tokens=8000,
     /// keep_exchanges=4, summary_tokens=1024); mask+summary (keep=10 and the summary parameters); graph.
     /// Descriptions and ranges: docs/CONTEXT_STRATEGIES.md.
     #[arg(long, default_value = "full")]

@@ -33,6 +33,16 @@ impl Default for ProbeOptions {
     }
 }
 
+/// Whether the probe's calculator calls declare the requirement they serve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Declarations {
+    /// Every task's call lists its output name under `requirements` (the default).
+    #[default]
+    Declared,
+    /// Calls carry expressions only, as real models write them (the `requirements` argument is optional).
+    Undeclared,
+}
+
 /// Why the probe cannot answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProbeError {
@@ -65,6 +75,7 @@ struct ProbeSample {
 pub struct Probe {
     samples: Vec<ProbeSample>,
     options: ProbeOptions,
+    declarations: Declarations,
 }
 
 const WORKING: &str = "Working on ";
@@ -87,7 +98,13 @@ impl Probe {
                 .collect();
             out.push(ProbeSample { prompt: spec.prompt, tasks });
         }
-        Ok(Probe { samples: out, options })
+        Ok(Probe { samples: out, options, declarations: Declarations::Declared })
+    }
+
+    /// The same probe, its calls declaring requirements or not.
+    pub fn with_declarations(mut self, declarations: Declarations) -> Probe {
+        self.declarations = declarations;
+        self
     }
 
     /// The reply to a request: a turn when tools are offered, a summary when none are.
@@ -165,7 +182,11 @@ impl Probe {
         let value = answer_value(sample, task, &seen);
         let expressions = expressions_for(&value);
         let content = format!("{prefix}{WORKING}{}. Inputs: {inputs}.", task.name);
-        calculator_reply(content, json!({"expressions": expressions, "requirements": [task.name]}), &format!("probe_{i}"))
+        let arguments = match self.declarations {
+            Declarations::Declared => json!({"expressions": expressions, "requirements": [task.name]}),
+            Declarations::Undeclared => json!({"expressions": expressions}),
+        };
+        calculator_reply(content, arguments, &format!("probe_{i}"))
     }
 
     /// Task `i`'s box (from the inputs its own call turn restated), then the next task's call or a noise turn.

@@ -75,11 +75,13 @@ impl Bm25 {
         self.score_terms(doc, &query_terms(query), self.average_length())
     }
 
-    fn average_length(&self) -> f64 {
+    /// The mean document length in terms.
+    pub fn average_length(&self) -> f64 {
         self.lengths.iter().sum::<usize>() as f64 / (self.docs.len() as f64).max(1.0)
     }
 
-    fn score_terms(&self, doc: usize, terms: &[String], avg: f64) -> f64 {
+    /// The BM25 score of `doc` for distinct query `terms` (see [`query_terms`]) with mean length `avg`.
+    pub fn score_terms(&self, doc: usize, terms: &[String], avg: f64) -> f64 {
         let Some(counts) = self.docs.get(doc) else { return 0.0 };
         let n = self.docs.len() as f64;
         let len = self.lengths[doc] as f64;
@@ -105,8 +107,8 @@ impl Bm25 {
     }
 }
 
-/// The distinct terms of a query.
-fn query_terms(query: &str) -> Vec<String> {
+/// The distinct terms of a query, sorted.
+pub fn query_terms(query: &str) -> Vec<String> {
     let mut terms = tokenize(query);
     terms.sort();
     terms.dedup();

@@ -17,7 +17,10 @@ mod requirements;
 mod summary;
 mod window;
 
-pub use acg::{AcgGraph, EvidenceUnit as AcgUnit, UnitKind, CANDIDATES_PER_REQUIREMENT, SEED_COUNT};
+pub use acg::{
+    organize, structural_entropy, AcgGraph, AcgOptions, ConceptLink, EvidenceUnit as AcgUnit, LinkKind, UnitKind, WeightedGraph, CANDIDATES_PER_REQUIREMENT,
+    ORGANIZER_LIMIT, SEED_COUNT,
+};
 pub use acg_lite::{AcgRecord, Evidence, EvidenceUnit};
 pub use bm25::{tokenize, Bm25};
 pub use graph::GraphRecord;
@@ -50,6 +53,14 @@ pub enum Strategy {
     Acg {
         /// Token cap of the rendered view.
         budget_tokens: u64,
+        /// 1: the seeds' local clusters join the candidates (structural-entropy organizer); 0: off.
+        clusters: u64,
+        /// 1: output names and values link units across events as concepts; 0: off.
+        anchors: u64,
+        /// 1: the current requirement's block quotes its exact instruction spans; 0: an id header only.
+        spans: u64,
+        /// 1: an undeclared call inherits its turn's unambiguous anchor; 0: it stays unassigned.
+        inherit: u64,
     },
     /// Observation masking: the latest `keep` tool results verbatim, older ones replaced by a placeholder.
     Mask {
@@ -122,6 +133,17 @@ const TRIGGER: ParamInfo = ParamInfo {
 };
 const KEEP_EXCHANGES: ParamInfo =
     ParamInfo { key: "keep_exchanges", default: 4, min: 1, max: 1_000_000, description: "latest exchanges never folded into the summary" };
+/// An on/off switch of one `acg` mechanism (1, the paper's setting, or 0 for ablation).
+const fn switch(key: &'static str, description: &'static str) -> ParamInfo {
+    ParamInfo { key, default: 1, min: 0, max: 1, description }
+}
+const ACG_PARAMS: &[ParamInfo] = &[
+    BUDGET,
+    switch("clusters", "1: add the seeds' local clusters from the structural-entropy organizer to the candidates; 0: off"),
+    switch("anchors", "1: output names and their values link evidence across events as concepts; 0: off"),
+    switch("spans", "1: head the current requirement's block with its exact instruction spans; 0: its id only"),
+    switch("inherit", "1: a call without a declaration inherits its turn's unambiguous requirement; 0: it stays unassigned"),
+];
 const SUMMARY_TOKENS: ParamInfo = ParamInfo { key: "summary_tokens", default: 1_024, min: 32, max: 1_000_000, description: "completion limit of the summary call" };
 
 /// Every strategy, in the order the docs and the Evaluate page list them.
@@ -134,8 +156,8 @@ pub const REGISTRY: &[StrategyInfo] = &[
     },
     StrategyInfo {
         name: "acg",
-        description: "Adaptive Consistency Graph: requirement-anchored evidence units, BM25 retrieval with one-hop expansion, a capped view + the latest exchange",
-        params: &[BUDGET],
+        description: "Adaptive Consistency Graph: requirement-anchored evidence units, BM25 retrieval with one-hop, concept and cluster expansion, a capped view + the latest exchange",
+        params: ACG_PARAMS,
     },
     StrategyInfo { name: "mask", description: "observation masking: everything, but only the latest tool results verbatim", params: &[KEEP] },
     StrategyInfo {
@@ -239,7 +261,13 @@ impl Strategy {
         let get = |key: &str| values.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).unwrap_or(0);
         Ok(match info.name {
             "acg-lite" => Strategy::AcgLite { budget_tokens: get("budget_tokens") },
-            "acg" => Strategy::Acg { budget_tokens: get("budget_tokens") },
+            "acg" => Strategy::Acg {
+                budget_tokens: get("budget_tokens"),
+                clusters: get("clusters"),
+                anchors: get("anchors"),
+                spans: get("spans"),
+                inherit: get("inherit"),
+            },
             "mask" => Strategy::Mask { keep: get("keep") },
             "window" => Strategy::Window { exchanges: get("exchanges") },
             "summary" => Strategy::Summary { trigger_tokens: get("trigger_tokens"), keep_exchanges: get("keep_exchanges"), summary_tokens: get("summary_tokens") },
@@ -296,13 +324,24 @@ impl Strategy {
     pub fn params(&self) -> Vec<(&'static str, u64)> {
         let values: Vec<u64> = match *self {
             Strategy::Full | Strategy::Graph => vec![],
-            Strategy::AcgLite { budget_tokens } | Strategy::Acg { budget_tokens } => vec![budget_tokens],
+            Strategy::AcgLite { budget_tokens } => vec![budget_tokens],
+            Strategy::Acg { budget_tokens, clusters, anchors, spans, inherit } => vec![budget_tokens, clusters, anchors, spans, inherit],
             Strategy::Mask { keep } => vec![keep],
             Strategy::Window { exchanges } => vec![exchanges],
             Strategy::Summary { trigger_tokens, keep_exchanges, summary_tokens } => vec![trigger_tokens, keep_exchanges, summary_tokens],
             Strategy::MaskSummary { keep, trigger_tokens, keep_exchanges, summary_tokens } => vec![keep, trigger_tokens, keep_exchanges, summary_tokens],
         };
         self.info().params.iter().map(|p| p.key).zip(values).collect()
+    }
+
+    /// The `acg` options this strategy stands for (the paper's defaults for any other strategy).
+    pub fn acg_options(&self) -> AcgOptions {
+        match *self {
+            Strategy::Acg { budget_tokens, clusters, anchors, spans, inherit } => {
+                AcgOptions { budget_tokens, clusters: clusters != 0, anchors: anchors != 0, spans: spans != 0, inherit: inherit != 0 }
+            }
+            _ => AcgOptions::default(),
+        }
     }
 
     /// The parameters as a JSON object (`strategy_params` in results files).
@@ -463,7 +502,7 @@ impl StrategyState {
     pub fn new(strategy: &Strategy, spec: &SampleSpec) -> StrategyState {
         match strategy {
             Strategy::AcgLite { .. } => StrategyState::AcgLite(AcgRecord::new(&spec.expected)),
-            Strategy::Acg { .. } => StrategyState::Acg(Box::new(AcgGraph::new(spec))),
+            Strategy::Acg { .. } => StrategyState::Acg(Box::new(AcgGraph::with_options(spec, strategy.acg_options()))),
             Strategy::Summary { .. } | Strategy::MaskSummary { .. } => StrategyState::Summary(SummaryState::default()),
             Strategy::Graph => StrategyState::Graph(GraphRecord::new(spec)),
             Strategy::Full | Strategy::Mask { .. } | Strategy::Window { .. } => StrategyState::Stateless,
@@ -501,7 +540,7 @@ impl StrategyState {
         match (strategy, self) {
             (Strategy::Full, _) => Plan::Send(full::messages(input)),
             (Strategy::AcgLite { budget_tokens }, StrategyState::AcgLite(record)) => Plan::Send(acg_lite::messages(record, *budget_tokens, input)),
-            (Strategy::Acg { budget_tokens }, StrategyState::Acg(graph)) => Plan::Send(graph.messages(*budget_tokens, input)),
+            (Strategy::Acg { budget_tokens, .. }, StrategyState::Acg(graph)) => Plan::Send(graph.messages(*budget_tokens, input)),
             (Strategy::Mask { keep }, _) => Plan::Send(mask::messages(input.messages, *keep)),
             (Strategy::Window { exchanges }, _) => Plan::Send(window::messages(input.messages, *exchanges)),
             (Strategy::Summary { trigger_tokens, keep_exchanges, summary_tokens }, StrategyState::Summary(state)) => {
@@ -695,7 +734,12 @@ mod tests {
     #[test]
     fn old_results_that_say_acg_read_as_acg_lite() {
         assert_eq!(Strategy::from_results("acg", None, Some(3000)), Ok(Strategy::AcgLite { budget_tokens: 3000 }));
-        assert_eq!(Strategy::from_results("acg", Some(&json!({"budget_tokens": 5000})), None), Ok(Strategy::Acg { budget_tokens: 5000 }));
+        assert_eq!(Strategy::from_results("acg", Some(&json!({"budget_tokens": 5000})), None), Strategy::parse("acg"), "switches not recorded take the paper's setting");
+        assert_eq!(
+            Strategy::parse("acg:clusters=0,inherit=0"),
+            Ok(Strategy::Acg { budget_tokens: 5000, clusters: 0, anchors: 1, spans: 1, inherit: 0 })
+        );
+        assert!(matches!(Strategy::parse("acg:spans=2"), Err(StrategyError::OutOfRange { max: 1, .. })));
         assert_eq!(Strategy::from_results("full", None, None), Ok(Strategy::Full));
         assert_eq!(Strategy::from_results("mask", Some(&json!({"keep": 4})), None), Ok(Strategy::Mask { keep: 4 }));
     }

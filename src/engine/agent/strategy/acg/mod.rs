@@ -1,22 +1,33 @@
-//! `acg`: the Adaptive Consistency Graph (after "Adaptive Consistency Graph for Long-Horizon Agents",
-//! sections 3.2–3.5 and appendix B.1, as summarised in the project's issue 14; see docs/CONTEXT_STRATEGIES.md
-//! for what is exact and what is approximated).
+//! `acg`: the Adaptive Consistency Graph (after "Adaptive Consistency Graph for Long-Horizon Agents", Wang, Pneg
+//! and Wang, sections 3.2–3.5 and appendices B.1–B.2; docs/CONTEXT_STRATEGIES.md maps each equation to the
+//! function that implements it and says what is approximated).
 //!
 //! The record is a graph of evidence units, each linked to its source event (the turn's assistant message, the
 //! tool call that produced an observation) and to the units of the same event. Requirements are exact
 //! instruction spans of the prompt, one per expected output. Units are anchored to requirements only by
 //! structured origin declarations: a calculator call lists the requirement ids it serves (ids that do not
 //! resolve are rejected and the unit stays unassigned), an observation inherits its call's anchors, and a
-//! labelled box is anchored to its label. Nothing is anchored by similarity.
+//! labelled box is anchored to its label. Without a declaration, a call and its observation inherit the anchor of
+//! their parent action, the turn, when that turn names exactly one open requirement (`inherit`). Nothing is
+//! anchored by similarity. Output names and the values they carried are concepts linking units across events
+//! (`anchors`, `concepts.rs`); a structural-entropy organizer clusters units (`clusters`, `organizer.rs`).
 //!
 //! Each request: seeds are retrieved by two ranked lists over the historical units, one for the current task
 //! (the next open requirement's spans) and one for the latest event, scored lexically (BM25), merged round-robin
-//! to 8 unique seeds and expanded one hop over the unit graph; per requirement, the top 8 historical candidates
-//! plus the current event's anchored evidence form a block; blocks are rendered in order under the token cap,
+//! to 8 unique seeds, expanded one hop over the unit graph, over the concepts the current requirement, the latest
+//! event and the seeds name, and by the seeds' local clusters; per requirement, the top 8 historical candidates
+//! by BM25 against its spans plus the current event's anchored evidence form a block, headed by the exact
+//! instruction spans for the current requirement (`spans`); blocks are rendered in order under the token cap,
 //! a block added only if the whole view still fits. The request is the prompt followed by the view, then the
 //! latest exchange in full (so every tool call keeps its result).
 
-use super::bm25::Bm25;
+mod concepts;
+mod organizer;
+
+pub use concepts::{carries, names_in, ConceptLink, LinkKind, MIN_VALUE_CHARS};
+pub use organizer::{organize, structural_entropy, WeightedGraph, ORGANIZER_LIMIT};
+
+use super::bm25::{query_terms, Bm25};
 use super::requirements::{requirements_of, Requirement};
 use super::{head_with_view, CallEvent, ContextInput, TurnEvent};
 use crate::engine::agent::prompts::ACG_VIEW_HEADER;
@@ -30,6 +41,34 @@ pub const SEED_COUNT: usize = 8;
 pub const CANDIDATES_PER_REQUIREMENT: usize = 8;
 /// Longest excerpt of a turn's text, a call or an observation in the view, in characters (answers are whole).
 pub const EXCERPT_CHARS: usize = 600;
+/// Units a concept named by the current requirement or the latest event adds to the candidates (answers first,
+/// then the newest).
+pub const CONCEPT_FANOUT: usize = 4;
+/// Units a concept named by a seed adds to the candidates.
+pub const SEED_CONCEPT_FANOUT: usize = 1;
+/// Units the seeds' local clusters add to the candidates, at most.
+pub const CLUSTER_CANDIDATES: usize = 8;
+
+/// The mechanisms of `acg`, each switchable for ablation (`acg:clusters=0`, …); the default is the paper's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AcgOptions {
+    /// Token cap of the rendered view (B.1: 5,000).
+    pub budget_tokens: u64,
+    /// Add the seeds' local clusters from the structural-entropy organizer to the candidates (eq. 3.3, B.2).
+    pub clusters: bool,
+    /// Link units to output names and values as concepts and expand over them (3.2).
+    pub anchors: bool,
+    /// Head the current requirement's block with its exact instruction spans (3.4).
+    pub spans: bool,
+    /// Let an undeclared call inherit the anchor of an unambiguous parent action (3.4).
+    pub inherit: bool,
+}
+
+impl Default for AcgOptions {
+    fn default() -> AcgOptions {
+        AcgOptions { budget_tokens: super::DEFAULT_ACG_BUDGET, clusters: true, anchors: true, spans: true, inherit: true }
+    }
+}
 
 /// What a unit records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,8 +111,10 @@ pub struct EvidenceUnit {
     pub message_index: usize,
     /// The unit it derives from: a call for an observation, the turn for a call, an answer or a repair.
     pub parent: Option<usize>,
-    /// Requirement ids it serves (structured declarations only).
+    /// Requirement ids it serves (structured declarations, box labels, or inherited from its parent action).
     pub anchors: Vec<String>,
+    /// True when `anchors` came from the parent action rather than the unit's own declaration.
+    pub inherited: bool,
     /// Declared ids that did not resolve.
     pub rejected: Vec<String>,
     /// Its text.
@@ -89,16 +130,49 @@ pub struct AcgGraph {
     pub units: Vec<EvidenceUnit>,
     /// Undirected links between units.
     pub edges: Vec<(usize, usize)>,
+    /// Links between concepts (output names) and units, each with its source (`anchors` only).
+    pub concepts: Vec<ConceptLink>,
+    /// Values the concepts were answered with: (concept, value).
+    pub values: Vec<(String, String)>,
+    /// The mechanisms in use.
+    pub options: AcgOptions,
+    /// Each unit's nearest unit by BM25 and the score (`clusters` only).
+    nearest: Vec<Option<(usize, f64)>>,
+    /// Each unit's distinct terms as a query.
+    terms: Vec<Vec<String>>,
+    /// Turn units whose text names exactly one open requirement, with that requirement (`inherit` only).
+    action_anchors: Vec<(usize, String)>,
     index: Bm25,
 }
 
 impl AcgGraph {
-    /// An empty record over the sample's requirements.
+    /// An empty record over the sample's requirements, with the paper's mechanisms.
     pub fn new(spec: &SampleSpec) -> AcgGraph {
-        AcgGraph { requirements: requirements_of(&spec.prompt, &spec.expected), units: Vec::new(), edges: Vec::new(), index: Bm25::new() }
+        AcgGraph::with_options(spec, AcgOptions::default())
     }
 
-    /// Adds a unit (its `id` is assigned here), indexes it and links it to its parent.
+    /// An empty record over the sample's requirements, with `options`.
+    pub fn with_options(spec: &SampleSpec, options: AcgOptions) -> AcgGraph {
+        AcgGraph {
+            requirements: requirements_of(&spec.prompt, &spec.expected),
+            units: Vec::new(),
+            edges: Vec::new(),
+            concepts: Vec::new(),
+            values: Vec::new(),
+            options,
+            nearest: Vec::new(),
+            terms: Vec::new(),
+            action_anchors: Vec::new(),
+            index: Bm25::new(),
+        }
+    }
+
+    fn ids(&self) -> Vec<String> {
+        self.requirements.iter().map(|r| r.id.clone()).collect()
+    }
+
+    /// Adds a unit (its `id` is assigned here), indexes it, links it to its parent, to the concepts it names or
+    /// carries, and updates the nearest-neighbour table.
     fn add(&mut self, mut unit: EvidenceUnit) -> usize {
         let id = self.units.len();
         let indexed = self.index.add(&unit.text);
@@ -107,12 +181,58 @@ impl AcgGraph {
             self.edges.push((p, id));
         }
         unit.id = id;
+        if self.options.anchors {
+            for concept in names_in(&unit.text, &self.ids()) {
+                self.concepts.push(ConceptLink { concept, unit: id, message_index: unit.message_index, kind: LinkKind::Name });
+            }
+            for (concept, value) in &self.values {
+                if carries(&unit.text, value) {
+                    self.concepts.push(ConceptLink { concept: concept.clone(), unit: id, message_index: unit.message_index, kind: LinkKind::Value });
+                }
+            }
+        }
+        self.terms.push(query_terms(&unit.text));
         self.units.push(unit);
+        self.nearest.push(None);
+        if self.options.clusters {
+            self.update_nearest(id);
+        }
         id
     }
 
+    /// The new unit's nearest earlier unit, and the earlier units the new one is now nearest to. A score is
+    /// taken when the later unit of the pair arrives.
+    fn update_nearest(&mut self, id: usize) {
+        let avg = self.index.average_length();
+        let mut best: Option<(usize, f64)> = None;
+        for other in 0..id {
+            let s = self.index.score_terms(other, &self.terms[id], avg);
+            if s > 0.0 && best.is_none_or(|(_, b)| s > b) {
+                best = Some((other, s));
+            }
+            let back = self.index.score_terms(id, &self.terms[other], avg);
+            if back > 0.0 && self.nearest[other].is_none_or(|(_, b)| back > b) {
+                self.nearest[other] = Some((id, back));
+            }
+        }
+        self.nearest[id] = best;
+    }
+
+    /// Records that concept `name` was answered with `value` and links every unit that carries it.
+    fn learn_value(&mut self, name: &str, value: &str) {
+        if !self.options.anchors || value.trim().chars().count() < MIN_VALUE_CHARS || self.values.iter().any(|(c, v)| c == name && v == value) {
+            return;
+        }
+        self.values.push((name.to_string(), value.to_string()));
+        for unit in &self.units {
+            if carries(&unit.text, value) && !self.concepts.iter().any(|l| l.unit == unit.id && l.concept == name) {
+                self.concepts.push(ConceptLink { concept: name.to_string(), unit: unit.id, message_index: unit.message_index, kind: LinkKind::Value });
+            }
+        }
+    }
+
     fn unit(kind: UnitKind, turn: usize, message_index: usize, parent: Option<usize>, text: String) -> EvidenceUnit {
-        EvidenceUnit { id: 0, kind, turn, message_index, parent, anchors: Vec::new(), rejected: Vec::new(), text }
+        EvidenceUnit { id: 0, kind, turn, message_index, parent, anchors: Vec::new(), inherited: false, rejected: Vec::new(), text }
     }
 
     fn turn_unit(&self, message_index: usize) -> Option<usize> {
@@ -122,25 +242,42 @@ impl AcgGraph {
     /// Records an assistant turn and the answers it set (each anchored to its label).
     pub fn observe_turn(&mut self, event: &TurnEvent<'_>) {
         let turn = self.add(Self::unit(UnitKind::Turn, event.turn, event.message_index, None, event.content.to_string()));
+        if self.options.inherit {
+            let open: Vec<String> = names_in(event.content, &self.ids()).into_iter().filter(|n| event.answers.get(n).is_none()).collect();
+            if let [only] = open.as_slice() {
+                self.action_anchors.push((turn, only.clone()));
+            }
+        }
         for name in event.updated {
             if let Some(answer) = event.answers.get(name) {
                 let text = format!("{name} = {}", answer.answer);
                 self.add(EvidenceUnit { anchors: vec![name.clone()], ..Self::unit(UnitKind::Answer, event.turn, event.message_index, Some(turn), text) });
+                self.learn_value(name, &answer.answer);
             }
         }
     }
 
-    /// Records a tool call and its observation; the observation inherits the call's anchors.
+    /// Records a tool call and its observation; the observation inherits the call's anchors. A call that
+    /// declares nothing inherits the anchor of its turn when the turn names exactly one open requirement; a call
+    /// whose declarations were all rejected stays unassigned.
     pub fn observe_call(&mut self, event: &CallEvent<'_>) {
         let parent = self.turn_unit(event.assistant_index);
         let text = format!("{} {}", event.name, event.arguments);
+        let (anchors, inherited) = match (event.anchors.is_empty() && event.rejected.is_empty(), parent) {
+            (true, Some(turn)) if self.options.inherit => match self.action_anchors.iter().find(|(t, _)| *t == turn) {
+                Some((_, id)) => (vec![id.clone()], true),
+                None => (Vec::new(), false),
+            },
+            _ => (event.anchors.to_vec(), false),
+        };
         let call = self.add(EvidenceUnit {
-            anchors: event.anchors.to_vec(),
+            anchors: anchors.clone(),
+            inherited,
             rejected: event.rejected.to_vec(),
             ..Self::unit(UnitKind::Call, event.turn, event.assistant_index, parent, text)
         });
         let observation = Self::unit(UnitKind::Observation, event.turn, event.result_index, Some(call), event.result.to_string());
-        self.add(EvidenceUnit { anchors: event.anchors.to_vec(), ..observation });
+        self.add(EvidenceUnit { anchors, inherited, ..observation });
     }
 
     /// Records a repair message (unassigned, linked to the turn it answers).
@@ -192,21 +329,45 @@ impl AcgGraph {
             .collect::<Vec<_>>()
             .join("\n");
         let seeds = self.seeds(task_query, &event_query, &historical);
-        // The pool: seeds in retrieval order, then their one-hop neighbours (historical only).
+        // The pool (eq. 3.3): seeds in retrieval order, their one-hop neighbours, the units of the concepts the
+        // task, the latest event and the seeds name, and the seeds' local clusters (historical units only).
+        let is_historical = |id: usize| self.units[id].message_index < current_start;
         let mut pool: Vec<usize> = seeds.clone();
+        let push = |pool: &mut Vec<usize>, id: usize| {
+            if !pool.contains(&id) && is_historical(id) {
+                pool.push(id);
+            }
+        };
         for seed in &seeds {
             for n in self.neighbours(*seed) {
-                if !pool.contains(&n) && historical.contains(&n) {
-                    pool.push(n);
+                push(&mut pool, n);
+            }
+        }
+        if self.options.anchors {
+            for (concepts, fanout) in [(self.concepts_named(&[task_query, event_query.as_str()]), CONCEPT_FANOUT), (self.concepts_of(&seeds), SEED_CONCEPT_FANOUT)] {
+                for concept in concepts {
+                    for id in self.concept_units(&concept, current_start).into_iter().take(fanout) {
+                        push(&mut pool, id);
+                    }
                 }
             }
         }
-        // One block per requirement with candidates or anchored current evidence; the unassigned last.
+        if self.options.clusters {
+            for id in self.local_cluster(&seeds, current_start).into_iter().take(CLUSTER_CANDIDATES) {
+                push(&mut pool, id);
+            }
+        }
+        // One block per requirement with candidates or anchored current evidence (eq. 3.4: the top candidates by
+        // BM25 against the requirement's spans).
+        let avg = self.index.average_length();
         let mut blocks: Vec<(usize, String, Vec<usize>)> = Vec::new();
         for (r_index, requirement) in self.requirements.iter().enumerate() {
-            let mut ids: Vec<usize> =
-                pool.iter().copied().filter(|id| self.units[*id].anchors.contains(&requirement.id)).take(CANDIDATES_PER_REQUIREMENT).collect();
-            let best = ids.iter().filter_map(|id| pool.iter().position(|p| p == id)).min().unwrap_or(usize::MAX);
+            let terms = query_terms(&requirement.text);
+            let mut qualified: Vec<(usize, usize)> = pool.iter().copied().enumerate().filter(|(_, id)| self.units[*id].anchors.contains(&requirement.id)).collect();
+            let best = qualified.first().map(|(at, _)| *at).unwrap_or(usize::MAX);
+            let score = |id: usize| self.index.score_terms(id, &terms, avg);
+            qualified.sort_by(|(pa, a), (pb, b)| score(*b).total_cmp(&score(*a)).then(pa.cmp(pb)));
+            let mut ids: Vec<usize> = qualified.into_iter().map(|(_, id)| id).take(CANDIDATES_PER_REQUIREMENT).collect();
             ids.extend(current.iter().copied().filter(|id| self.units[*id].anchors.contains(&requirement.id)));
             if ids.is_empty() {
                 continue;
@@ -215,13 +376,16 @@ impl AcgGraph {
             ids.dedup();
             let status = if input.answers.get(&requirement.id).is_some() { "answered" } else { "open" };
             let rank = if r_index == current_req { 0 } else { best.saturating_add(1) };
-            blocks.push((rank, format!("[{}] ({status})", requirement.id), ids));
+            let title = if self.options.spans && r_index == current_req {
+                let quoted: Vec<String> = requirement.text.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("> {l}")).collect();
+                format!("[{}] ({status}), requested as:\n{}", requirement.id, quoted.join("\n"))
+            } else {
+                format!("[{}] ({status})", requirement.id)
+            };
+            blocks.push((rank, title, ids));
         }
-        let mut unassigned: Vec<usize> = pool.iter().copied().filter(|id| self.units[*id].anchors.is_empty()).take(CANDIDATES_PER_REQUIREMENT).collect();
-        unassigned.sort_unstable();
-        if !unassigned.is_empty() {
-            blocks.push((usize::MAX, "[not assigned to a requested result]".to_string(), unassigned));
-        }
+        // Unassigned units are not shown (eq. 3.4: the view holds only (requirement, unit, occurrence) triples whose
+        // attribution resolves); they still seed retrieval and lead to qualified units through links.
         blocks.sort_by_key(|(rank, _, _)| *rank);
         let mut view = String::from(ACG_VIEW_HEADER);
         view.push('\n');
@@ -238,6 +402,102 @@ impl AcgGraph {
             }
         }
         view
+    }
+
+    /// Expected names mentioned by any of `texts`, in requirement order.
+    fn concepts_named(&self, texts: &[&str]) -> Vec<String> {
+        let ids = self.ids();
+        let mut out: Vec<String> = Vec::new();
+        for text in texts {
+            for name in names_in(text, &ids) {
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        out
+    }
+
+    /// Concepts the `units` are linked to, in first-seen order.
+    fn concepts_of(&self, units: &[usize]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for id in units {
+            for link in self.concepts.iter().filter(|l| l.unit == *id) {
+                if !out.contains(&link.concept) {
+                    out.push(link.concept.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Historical units linked to `concept`: answers first, then the newest.
+    fn concept_units(&self, concept: &str, current_start: usize) -> Vec<usize> {
+        let mut ids: Vec<usize> = self.concepts.iter().filter(|l| l.concept == concept && l.message_index < current_start).map(|l| l.unit).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.sort_by_key(|id| (self.units[*id].kind != UnitKind::Answer, std::cmp::Reverse(*id)));
+        ids
+    }
+
+    /// The source event a unit belongs to: its message, or for an observation its call's message.
+    fn source(&self, id: usize) -> usize {
+        let unit = &self.units[id];
+        match (unit.kind, unit.parent) {
+            (UnitKind::Observation, Some(call)) => self.units[call].message_index,
+            _ => unit.message_index,
+        }
+    }
+
+    /// `LocalCluster(S_t)`: the historical units that the structural-entropy organizer puts in a cluster with a
+    /// seed, organising the seeds' components (breadth-first, at most `ORGANIZER_LIMIT` units) of the weighted
+    /// graph of mutual nearest neighbours and shared sources. Seeds first, then by id.
+    pub fn local_cluster(&self, seeds: &[usize], current_start: usize) -> Vec<usize> {
+        let historical = |id: usize| self.units[id].message_index < current_start;
+        // Adjacency of the organizer's graph, restricted to historical units.
+        let mutual = |a: usize| self.nearest[a].map(|(b, _)| b).filter(|b| self.nearest[*b].map(|(c, _)| c) == Some(a));
+        let by_source = |id: usize| -> Vec<usize> {
+            let s = self.source(id);
+            self.units.iter().filter(|u| u.id != id && historical(u.id) && self.source(u.id) == s).map(|u| u.id).collect()
+        };
+        let mut members: Vec<usize> = Vec::new();
+        let mut queue: std::collections::VecDeque<usize> = seeds.iter().copied().filter(|s| historical(*s)).collect();
+        while let Some(id) = queue.pop_front() {
+            if members.contains(&id) || members.len() >= ORGANIZER_LIMIT {
+                continue;
+            }
+            members.push(id);
+            queue.extend(mutual(id).filter(|m| historical(*m)));
+            queue.extend(by_source(id));
+        }
+        let position = |id: usize| members.iter().position(|m| *m == id);
+        let mut graph = WeightedGraph::new(members.len());
+        for (i, &id) in members.iter().enumerate() {
+            if let Some(j) = mutual(id).and_then(position) {
+                if i < j {
+                    graph.add(i, j, 1.0);
+                }
+            }
+        }
+        let mut sources: Vec<usize> = members.iter().map(|id| self.source(*id)).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        for s in sources {
+            let group: Vec<usize> = (0..members.len()).filter(|i| self.source(members[*i]) == s).collect();
+            if group.len() > 1 {
+                let w = 1.0 / (group.len() - 1) as f64;
+                for (k, &a) in group.iter().enumerate() {
+                    for &b in &group[k + 1..] {
+                        graph.add(a, b, w);
+                    }
+                }
+            }
+        }
+        let clusters = organize(&graph);
+        let seed_clusters: Vec<usize> = seeds.iter().filter_map(|s| position(*s)).map(|i| clusters[i]).collect();
+        let mut out: Vec<usize> = (0..members.len()).filter(|i| seed_clusters.contains(&clusters[*i])).map(|i| members[i]).filter(|id| !seeds.contains(id)).collect();
+        out.sort_unstable();
+        out
     }
 
     fn line(&self, unit: &EvidenceUnit, current_start: usize) -> String {
@@ -274,9 +534,11 @@ impl AcgGraph {
             "requirements": self.requirements.iter().map(|r| json!({"id": r.id, "spans": r.spans.iter().map(|s| [s.start, s.end]).collect::<Vec<_>>()})).collect::<Vec<_>>(),
             "units": self.units.iter().map(|u| json!({
                 "id": u.id, "kind": u.kind.as_str(), "turn": u.turn, "message_index": u.message_index, "parent": u.parent,
-                "anchors": u.anchors, "rejected": u.rejected, "text": u.text
+                "anchors": u.anchors, "inherited": u.inherited, "rejected": u.rejected, "text": u.text
             })).collect::<Vec<_>>(),
-            "edges": self.edges.iter().map(|(a, b)| [a, b]).collect::<Vec<_>>()
+            "edges": self.edges.iter().map(|(a, b)| [a, b]).collect::<Vec<_>>(),
+            "concepts": self.concepts.iter().map(|l| json!({"concept": l.concept, "unit": l.unit, "message_index": l.message_index, "kind": l.kind.as_str()})).collect::<Vec<_>>(),
+            "options": {"budget_tokens": self.options.budget_tokens, "clusters": self.options.clusters, "anchors": self.options.anchors, "spans": self.options.spans, "inherit": self.options.inherit}
         })
     }
 }
@@ -377,9 +639,9 @@ mod tests {
                 assert!(lines >= 2, "a block is never empty or cut: {block}");
             }
         }
-        let small = graph.render(400, &input, 8);
+        let tiny = graph.render(60, &input, 8);
         let large = graph.render(5_000, &input, 8);
-        assert!(small.len() < large.len());
+        assert!(tiny.len() < large.len(), "a cap below one block leaves the header only: {tiny}");
     }
 
     #[test]
@@ -420,5 +682,25 @@ mod tests {
         answers.set("task_1_out", CollectedAnswer { answer: "10".into(), turn: 0 });
         let view = graph.render(5_000, &testing::input(&messages, &spec, &answers), messages.len());
         assert!(view.contains("[task_1_out] (answered)"), "{view}");
+    }
+
+    #[test]
+    fn concepts_link_names_across_events_and_can_be_switched_off() {
+        let (graph, _, _, spec) = run(3, 0);
+        let answer = graph.units.iter().find(|u| u.kind == UnitKind::Answer && u.text.starts_with("task_1_out")).map(|u| u.id);
+        assert!(graph.concepts.iter().any(|l| l.concept == "task_1_out" && Some(l.unit) == answer && l.kind == LinkKind::Name));
+        assert!(graph.concepts.iter().all(|l| l.message_index == graph.units[l.unit].message_index), "each link records its source");
+        let off = AcgGraph::with_options(&spec, AcgOptions { anchors: false, ..AcgOptions::default() });
+        assert!(off.concepts.is_empty());
+    }
+
+    #[test]
+    fn local_clusters_are_deterministic_and_historical() {
+        let (graph, messages, _, _) = run(3, 50);
+        let seeds = vec![0];
+        let cluster = graph.local_cluster(&seeds, messages.len());
+        assert_eq!(cluster, graph.local_cluster(&seeds, messages.len()), "same record, same cluster");
+        assert!(!cluster.contains(&0), "seeds are not repeated");
+        assert!(graph.local_cluster(&seeds, 0).is_empty(), "nothing is historical before the first message");
     }
 }
