@@ -106,7 +106,9 @@ pub fn scene(model: &EditorModel, cx: &DrawContext, window: &DrawWindow) -> Stri
         }
         let selected = model.selection().contains(&node.id);
         let is_target = graph.target() == Some(&node.id);
-        write_node(&mut out, cx, node, Point::default(), NodeLook { selected, is_target, detail: window.detail, extra: "" });
+        // Roving focus: the Tab stop is reachable (0), every other node only by the arrows (-1).
+        let tab = Some(if model.tab_stop() == Some(&node.id) { 0 } else { -1 });
+        write_node(&mut out, cx, node, Point::default(), NodeLook { selected, is_target, detail: window.detail, extra: "", tab });
     }
     out.push_str("</g>");
     out
@@ -129,7 +131,7 @@ pub fn overlay(model: &EditorModel, cx: &DrawContext) -> String {
             }
             for node in graph.nodes().iter().filter(|n| ids.contains(&n.id)) {
                 let is_target = graph.target() == Some(&node.id);
-                write_node(&mut out, cx, node, offset, NodeLook { selected: true, is_target, detail: Detail::Full, extra: " dn--dragging" });
+                write_node(&mut out, cx, node, offset, NodeLook { selected: true, is_target, detail: Detail::Full, extra: " dn--dragging", tab: None });
             }
         }
         Gesture::Connecting { from, side, cursor, over, .. } => {
@@ -164,9 +166,16 @@ pub fn overlay(model: &EditorModel, cx: &DrawContext) -> String {
                 PaletteItem::Pack => ("new pack", NodeKind::Pack),
             };
             let ghost = Node { id: NodeId(id.into()), kind, position: Some((at.x, at.y)) };
-            write_node(&mut out, cx, &ghost, Point::default(), NodeLook { selected: false, is_target: false, detail: Detail::Full, extra: " dn--ghost" });
+            write_node(&mut out, cx, &ghost, Point::default(), NodeLook { selected: false, is_target: false, detail: Detail::Full, extra: " dn--ghost", tab: None });
         }
         _ => {}
+    }
+    // The first port of a click-click connection, waiting for the second.
+    if let Some((id, side)) = model.armed_port() {
+        if let Some(node) = graph.node(id) {
+            let p = port_point(&node_rect(node, Point::default()), *side);
+            let _ = write!(out, r#"<circle class="dg-armed" cx="{}" cy="{}" r="{}"/>"#, num(p.x), num(p.y), num(PORT_RADIUS + 6.0));
+        }
     }
     out
 }
@@ -221,6 +230,8 @@ struct NodeLook<'a> {
     is_target: bool,
     detail: Detail,
     extra: &'a str,
+    /// The node's `tabindex` in the scene (`None`: a drawing of the overlay, not focusable).
+    tab: Option<i8>,
 }
 
 fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, look: NodeLook) {
@@ -252,7 +263,19 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
         class.push_str(" dn--box");
     }
     class.push_str(look.extra);
-    let _ = write!(out, r#"<g class="{}" data-node-id="{}" transform="translate({} {})">"#, class, escape(&node.id.0), num(r.x), num(r.y));
+    let _ = write!(out, r#"<g class="{}" data-node-id="{}" transform="translate({} {})""#, class, escape(&node.id.0), num(r.x), num(r.y));
+    if let Some(tab) = look.tab {
+        let mut label = super::access::describe(node, look.is_target);
+        if look.selected {
+            label.push_str(", selected");
+        }
+        let _ = write!(out, r#" tabindex="{tab}" role="button" aria-label="{}""#, escape(&label));
+    }
+    out.push('>');
+    if look.tab.is_some() {
+        // The focus ring, drawn only while the node has the keyboard focus (CSS `:focus-visible`).
+        let _ = write!(out, r#"<rect class="dn-focus" x="-6" y="-6" width="{}" height="{}" rx="14"/>"#, num(r.width + 12.0), num(r.height + 12.0));
+    }
     let (w, h) = (r.width, r.height);
     let radius = if matches!(node.kind, NodeKind::Task(_)) { 9.0 } else { h / 2.0 };
     let _ = write!(out, r#"<rect class="dn-box" width="{}" height="{}" rx="{}"/>"#, num(w), num(h), num(radius));
@@ -402,6 +425,20 @@ mod tests {
         assert!(svg.contains("dn--target") && svg.contains(">target</text>"));
         assert!(svg.contains("dp--scalar"), "scalar ports are circles");
         assert!(svg.contains("dp--any"), "the target's open output is a diamond");
+    }
+
+    #[test]
+    fn nodes_are_a_roving_tab_stop_with_a_spoken_label_and_a_focus_ring() {
+        let mut model = chain_model();
+        let svg = draw(&model);
+        assert_eq!((count(&svg, r#"tabindex="0""#), count(&svg, r#"tabindex="-1""#)), (1, 3), "one Tab stop");
+        assert!(svg.contains(r#"data-node-id="task_1" transform="#) && svg.contains(r#"tabindex="0" role="button" aria-label="task_1, math task"#), "the first node without a focus");
+        assert_eq!(count(&svg, r#"class="dn-focus""#), 4);
+        model.set_focus(&NodeId("task_3".into()));
+        model.select_all();
+        let svg = draw(&model);
+        let stop = svg.split(r#"tabindex="0""#).nth(1).unwrap();
+        assert!(stop.starts_with(r#" role="button" aria-label="task_3, "#) && stop.split('>').next().unwrap().ends_with(r#", selected""#), "{}", &stop[..80]);
     }
 
     #[test]

@@ -114,6 +114,10 @@ pub enum Effect {
     BoxSelect { start: Point, end: Point, additive: bool },
     /// Add a palette item centred at a world point.
     Place { item: PaletteItem, at: Point },
+    /// A port was clicked (pressed and released on its own node): the next click on another port connects.
+    ArmPort(NodeId, PortSide),
+    /// A palette entry was clicked (released without entering the canvas): the next canvas click places it.
+    HoldPlacing(PaletteItem),
     /// The drawing of the gesture changed.
     Redraw,
 }
@@ -126,6 +130,10 @@ pub struct Machine {
     down: BTreeMap<i32, Point>,
     /// Space is held: presses pan.
     pub space_held: bool,
+    /// The port clicked first of a click-click connection.
+    armed: Option<(NodeId, PortSide)>,
+    /// The carried palette item has been over the canvas (a release outside then cancels it).
+    entered: bool,
 }
 
 impl Machine {
@@ -139,9 +147,21 @@ impl Machine {
         self.gesture == Gesture::Idle
     }
 
+    /// The port clicked first of a click-click connection, waiting for the second.
+    pub fn armed(&self) -> Option<&(NodeId, PortSide)> {
+        self.armed.as_ref()
+    }
+
+    /// Forgets a clicked port; true when one was waiting.
+    pub fn disarm(&mut self) -> bool {
+        self.armed.take().is_some()
+    }
+
     /// Starts carrying a palette item (the pointer went down on the palette).
     pub fn begin_placing(&mut self, item: PaletteItem) -> Vec<Effect> {
         self.gesture = Gesture::Placing { item, cursor: None };
+        self.entered = false;
+        self.armed = None;
         vec![Effect::Redraw]
     }
 
@@ -157,8 +177,27 @@ impl Machine {
                 return effects;
             }
         }
+        // A palette entry clicked before: this press places it.
+        if let (Gesture::Placing { item, .. }, true, 0) = (&self.gesture, input.inside, input.button) {
+            let item = item.clone();
+            self.gesture = Gesture::Idle;
+            return vec![Effect::Place { item, at: world }, Effect::Redraw];
+        }
         if !matches!(self.gesture, Gesture::Idle) {
             return Vec::new();
+        }
+        // A port clicked before: a press on another node's port connects the two.
+        if let Some((first, first_side)) = self.armed.take() {
+            match &hit {
+                Hit::Port(node, _) if *node != first => {
+                    let (from, to) = match first_side {
+                        PortSide::Out => (first, node.clone()),
+                        PortSide::In => (node.clone(), first),
+                    };
+                    return vec![Effect::Connect { from, to }, Effect::Redraw];
+                }
+                _ => {}
+            }
         }
         if input.button == 1 || self.space_held {
             self.gesture = Gesture::Panning { pointer: input.id, last: input.screen };
@@ -184,6 +223,7 @@ impl Machine {
             Gesture::Idle => Vec::new(),
             Gesture::Placing { cursor, .. } => {
                 *cursor = input.inside.then_some(world);
+                self.entered |= input.inside;
                 vec![Effect::Redraw]
             }
             Gesture::Pinching { a, b } => {
@@ -251,9 +291,13 @@ impl Machine {
         self.down.remove(&input.id);
         let gesture = std::mem::take(&mut self.gesture);
         match gesture {
-            Gesture::Placing { item, .. } => {
+            Gesture::Placing { item, cursor } => {
                 if input.inside {
                     vec![Effect::Place { item, at: world }, Effect::Redraw]
+                } else if !self.entered {
+                    // Released where it was pressed (a click on the palette): keep it for a click on the canvas.
+                    self.gesture = Gesture::Placing { item: item.clone(), cursor };
+                    vec![Effect::HoldPlacing(item)]
                 } else {
                     vec![Effect::Redraw]
                 }
@@ -284,6 +328,11 @@ impl Machine {
             }
             Gesture::Connecting { from, side, .. } => {
                 let mut effects = Vec::new();
+                if over.as_ref() == Some(&from) {
+                    // Released on its own node: a click on the port, the first half of a click-click connection.
+                    self.armed = Some((from.clone(), side));
+                    return vec![Effect::ArmPort(from, side), Effect::Redraw];
+                }
                 if let Some(other) = over.filter(|o| *o != from) {
                     effects.push(match side {
                         PortSide::Out => Effect::Connect { from, to: other },
@@ -301,6 +350,7 @@ impl Machine {
     /// Escape, a cancelled pointer or a lost capture: the gesture ends without effect.
     pub fn cancel(&mut self) -> Vec<Effect> {
         self.down.clear();
+        self.armed = None;
         let was = std::mem::take(&mut self.gesture);
         if matches!(was, Gesture::Idle | Gesture::Pressed { .. } | Gesture::Panning { .. }) {
             Vec::new()

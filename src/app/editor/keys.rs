@@ -1,6 +1,13 @@
 //! Keyboard shortcuts: the table the help overlay lists, and the command each key press means. Copy, cut
 //! and paste are left to the browser's clipboard events (they carry the system clipboard), so they appear
 //! in the table but map to no command here.
+//!
+//! Arrow keys do two jobs without new chords for mouse users: with nodes selected they nudge the selection
+//! (as they always did); with nothing selected they move the keyboard focus between nodes. Alt+arrows
+//! always move the focus. Enter selects the focused node (so Enter, arrows, Escape picks a node up, moves
+//! it and puts it down), Escape clears the selection, and the arrows move the focus again.
+
+use super::access::Direction;
 
 /// A key press, as the browser reports it.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -37,6 +44,15 @@ pub enum Command {
     ToggleHelp,
     /// Space pressed: presses pan until it is released.
     HoldPan,
+    /// Move the keyboard focus to the nearest node in a direction (Alt+arrow; plain arrows when nothing is
+    /// selected, which the model decides).
+    Focus(Direction),
+    /// Select the focused node (Enter).
+    Activate,
+    /// Open the connect list of the focused node (C).
+    OpenConnect,
+    /// Select the focused node's next edge (E).
+    NextEdge,
 }
 
 /// Nudge distance of an arrow key (world units); with Shift, `BIG_NUDGE`.
@@ -59,6 +75,13 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Ctrl/Cmd+D", "duplicate the selection"),
     ("Ctrl/Cmd+Z", "undo"),
     ("Ctrl/Cmd+Shift+Z · Ctrl+Y", "redo"),
+    ("Tab", "reach the canvas (one stop: the focused node) and the palette"),
+    ("Arrow keys (nothing selected) · Alt+arrows", "move the focus to the nearest node that way"),
+    ("Enter on a node · Enter on a palette entry", "select the focused node · add that node beside the focused one"),
+    ("C", "connect the focused node: a list to filter by typing, Enter connects, Escape closes"),
+    ("E", "select the focused node's next edge (Delete removes it)"),
+    ("Click a port, then another port", "connect without dragging"),
+    ("Click a palette entry, then the canvas", "place a node without dragging"),
     ("Arrow keys · Shift+arrows", "nudge the selection a little · a lot"),
     ("F", "fit the graph to the view"),
     ("0", "zoom to 100 %"),
@@ -72,7 +95,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
 pub fn command_for(input: &KeyInput) -> Option<Command> {
     let key = input.key.as_str();
     if input.alt {
-        return None;
+        return Direction::of_key(key).map(Command::Focus);
     }
     if input.command {
         return match key.to_ascii_lowercase().as_str() {
@@ -98,6 +121,9 @@ pub fn command_for(input: &KeyInput) -> Option<Command> {
         "t" | "T" => Command::MarkTarget,
         "g" | "G" => Command::ToggleSnap,
         "Escape" => Command::Escape,
+        "Enter" => Command::Activate,
+        "c" | "C" => Command::OpenConnect,
+        "e" | "E" => Command::NextEdge,
         "?" => Command::ToggleHelp,
         " " => Command::HoldPan,
         _ => return None,
@@ -142,6 +168,20 @@ mod tests {
             assert_eq!(press(key, command, false), None, "{key}");
         }
         assert_eq!(command_for(&KeyInput { key: "f".into(), alt: true, ..KeyInput::default() }), None);
+    }
+
+    #[test]
+    fn keyboard_alternatives_to_drags_have_keys_and_alt_arrows_move_the_focus() {
+        let alt = |key: &str| command_for(&KeyInput { key: key.into(), alt: true, ..KeyInput::default() });
+        assert_eq!(alt("ArrowLeft"), Some(Command::Focus(Direction::Left)));
+        assert_eq!(alt("ArrowDown"), Some(Command::Focus(Direction::Down)));
+        for (key, expected) in [("Enter", Command::Activate), ("c", Command::OpenConnect), ("C", Command::OpenConnect), ("e", Command::NextEdge)] {
+            assert_eq!(press(key, false, false), Some(expected), "{key}");
+        }
+        let help: String = SHORTCUTS.iter().map(|(k, w)| format!("{k} {w}")).collect::<Vec<_>>().join(" | ");
+        for needle in ["Tab", "Alt+arrows", "Enter", "C", "E", "Click a port", "Click a palette entry"] {
+            assert!(help.contains(needle), "{needle} is listed");
+        }
     }
 
     #[test]

@@ -8,9 +8,11 @@
 //! - `history`: undo and redo with coalescing; `clipboard`: copy and paste as node-link JSON;
 //! - `tidy`: layered placement; `presets`: graphs to start from; `share`: graphs in links;
 //! - `import`: opening files; `lod`: what to draw of a big graph; `draw`: the SVG markup of the canvas;
+//! - `access`: keyboard alternatives to drags (focus geometry, the connect list, announced sentences);
 //! - `keys`: shortcuts; `catalog`: the registry's tasks as the inspector lists them; `recent`: saved graphs;
 //! - `pictures`: the picture parameters of the graph's image tasks, as the inspector edits them.
 
+pub mod access;
 pub mod catalog;
 pub mod clipboard;
 pub mod draw;
@@ -29,4 +31,4 @@ pub mod share;
 pub mod tidy;
 pub mod viewport;
 
-pub use model::{Changes, EditorModel, KeyOutcome, Notice, NoticeLevel};
+pub use model::{Changes, ConnectMenu, EditorModel, KeyOutcome, Notice, NoticeLevel};

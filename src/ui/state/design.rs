@@ -21,6 +21,8 @@ use super::with_registry;
 pub const FIRST_GRAPH: &str = include_str!("../../../public/examples/diamond.json");
 /// Graphs up to this size are tidied on the page; bigger ones in the worker.
 const TIDY_ON_PAGE: usize = 400;
+/// Sentences kept in the live region.
+const ANNOUNCEMENTS_KEPT: usize = 3;
 /// Autosave waits this long after the last edit.
 const AUTOSAVE_DELAY: Duration = Duration::from_millis(400);
 
@@ -57,6 +59,17 @@ pub struct DesignState {
     pub marks: Memo<Marks>,
     /// The help overlay is open.
     pub help_open: RwSignal<bool>,
+    /// Bumped when the connect list opens, closes or changes.
+    pub menu_rev: RwSignal<u64>,
+    /// The latest sentences for the live region (`[data-testid="announcer"]`), numbered, newest last: a few
+    /// are kept so an edit's sentence is not replaced by the problem count that follows it a task later.
+    pub announcements: RwSignal<Vec<(u64, String)>>,
+    /// The keyboard is on the canvas: when a redraw replaces the focused node's element, its new element
+    /// takes the focus back.
+    pub keyboard_on_canvas: StoredValue<bool>,
+    /// Move the browser's focus to the focused node after the next redraw (a palette entry added by Enter,
+    /// the connect list closed).
+    pub focus_request: StoredValue<bool>,
     /// Work in progress the page waits for (`opening dag200_mixed.json…`).
     pub busy: RwSignal<Option<String>>,
     /// Recently opened graphs.
@@ -98,6 +111,10 @@ impl DesignState {
             issues,
             marks,
             help_open: RwSignal::new(false),
+            menu_rev: RwSignal::new(0),
+            announcements: RwSignal::new(Vec::new()),
+            keyboard_on_canvas: StoredValue::new(false),
+            focus_request: StoredValue::new(false),
             busy: RwSignal::new(None),
             recent: RwSignal::new(local_storage::read(RECENT_KEY).map(|t| RecentList::from_json(&t)).unwrap_or_default()),
             json_text: RwSignal::new(String::new()),
@@ -116,14 +133,27 @@ impl DesignState {
 
     /// Changes the model, then signals what changed and schedules the autosave.
     pub fn update<R>(&self, f: impl FnOnce(&mut EditorModel) -> R) -> R {
-        let (result, changes, moving, notice) = self
+        let (result, changes, moving, notice, said) = self
             .model
             .try_update_value(|m| {
                 let result = f(m);
                 let changes = m.take_changes();
-                (result, changes, m.moving().is_some(), m.notice().cloned())
+                (result, changes, m.moving().is_some(), m.notice().cloned(), m.take_announcements())
             })
             .expect("the designer's state lives as long as the app");
+        if changes.menu {
+            self.menu_rev.update(|r| *r += 1);
+        }
+        if !said.is_empty() {
+            self.announcements.update(|kept| {
+                for sentence in said {
+                    let n = kept.last().map_or(0, |(n, _)| n + 1);
+                    kept.push((n, sentence));
+                }
+                let extra = kept.len().saturating_sub(ANNOUNCEMENTS_KEPT);
+                kept.drain(..extra);
+            });
+        }
         let moving_changed = self.was_moving.try_update_value(|was| std::mem::replace(was, moving) != moving).unwrap_or(false);
         if changes.graph {
             self.graph_rev.update(|r| *r += 1);

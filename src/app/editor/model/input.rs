@@ -2,6 +2,7 @@
 //! effects the model runs (selections, moves, connections, placements, commands).
 
 use super::*;
+use crate::app::editor::access::Direction;
 
 impl EditorModel {
     /// A pointer went down on the canvas.
@@ -61,9 +62,29 @@ impl EditorModel {
 
     /// A key went down while the canvas had the keyboard.
     pub fn key_down(&mut self, input: &KeyInput) -> KeyOutcome {
+        if self.connect_menu.is_some() {
+            return self.connect_menu_key(input);
+        }
         let Some(command) = command_for(input) else { return KeyOutcome::Ignored };
         let t = input.time_ms;
         match command {
+            // With nothing selected, arrows walk the focus between nodes rather than nudge nothing.
+            Command::Nudge { dx, dy } if self.selection.is_empty() && !self.graph.nodes().is_empty() => {
+                let direction = if dx < 0.0 {
+                    Direction::Left
+                } else if dx > 0.0 {
+                    Direction::Right
+                } else if dy < 0.0 {
+                    Direction::Up
+                } else {
+                    Direction::Down
+                };
+                self.move_focus(direction);
+            }
+            Command::Focus(direction) => self.move_focus(direction),
+            Command::Activate => self.activate(),
+            Command::OpenConnect => self.open_connect(),
+            Command::NextEdge => self.next_edge(),
             Command::Delete => self.delete_selection(t),
             Command::SelectAll => self.select_all(),
             Command::Duplicate => self.duplicate(t),
@@ -77,7 +98,10 @@ impl EditorModel {
             Command::MarkTarget => self.mark_target(t),
             Command::ToggleSnap => self.set_snap(!self.snap),
             Command::Escape => {
-                if self.machine.is_idle() {
+                if self.machine.disarm() {
+                    self.changes.overlay = true;
+                    self.announce("Cancelled the connection");
+                } else if self.machine.is_idle() {
                     self.set_selection(BTreeSet::new());
                     self.clear_notice();
                 } else {
@@ -141,12 +165,29 @@ impl EditorModel {
                 Effect::Place { item, at } => {
                     let _ = self.add_node(&item, at, time_ms);
                 }
+                Effect::ArmPort(node, side) => {
+                    let (end, other) = match side {
+                        crate::app::editor::geometry::PortSide::Out => ("output", "an input"),
+                        crate::app::editor::geometry::PortSide::In => ("input", "an output"),
+                    };
+                    self.announce(format!("Connecting from {node} {end}: click {other} port, Escape cancels"));
+                    self.changes.overlay = true;
+                }
+                Effect::HoldPlacing(item) => {
+                    let what = match item {
+                        PaletteItem::Task(family) => format!("a {family} task"),
+                        PaletteItem::Pick => "a pick adapter".into(),
+                        PaletteItem::Pack => "a pack adapter".into(),
+                    };
+                    self.announce(format!("Click the canvas to place {what}, Escape cancels"));
+                }
                 Effect::Redraw => self.changes.overlay = true,
             }
         }
     }
 
     fn select(&mut self, ids: Vec<NodeId>, mode: SelectMode) {
+        let clicked = ids.last().cloned();
         let mut selection = match mode {
             SelectMode::Replace => BTreeSet::new(),
             SelectMode::Toggle | SelectMode::Add => self.selection.clone(),
@@ -156,6 +197,13 @@ impl EditorModel {
                 selection.remove(&id);
             } else {
                 selection.insert(id);
+            }
+        }
+        // The focus follows the selection to the node clicked last.
+        if let Some(id) = clicked.filter(|id| selection.contains(id)) {
+            if self.focused.as_ref() != Some(&id) {
+                self.focused = Some(id);
+                self.changes.selection = true;
             }
         }
         self.set_selection(selection);

@@ -7,7 +7,11 @@
 use std::collections::BTreeSet;
 
 mod input;
+mod keyboard;
 
+pub use keyboard::ConnectMenu;
+
+use super::access;
 use super::clipboard;
 use super::geometry::{bounds, node_center, Point, Rect};
 use super::gesture::{Effect, Gesture, Machine, PaletteItem, PointerInput, SelectMode};
@@ -56,12 +60,16 @@ pub struct Changes {
     /// The drawing of the gesture in progress (and what the static drawing leaves out for it).
     pub overlay: bool,
     pub notice: bool,
+    /// The connect list opened, closed, or changed its filter or active choice.
+    pub menu: bool,
+    /// Sentences were queued for the live region (`EditorModel::take_announcements`).
+    pub announce: bool,
 }
 
 impl Changes {
     /// True when anything changed.
     pub fn any(&self) -> bool {
-        self.graph || self.selection || self.view || self.overlay || self.notice
+        self.graph || self.selection || self.view || self.overlay || self.notice || self.menu || self.announce
     }
 }
 
@@ -90,6 +98,14 @@ pub struct EditorModel {
     /// The pointer's last position over the canvas (screen), for pastes and notices.
     pointer: Option<Point>,
     changes: Changes,
+    /// The node with the keyboard focus (the canvas's one Tab stop); follows the selection.
+    focused: Option<NodeId>,
+    /// The connect list, while open.
+    connect_menu: Option<ConnectMenu>,
+    /// Sentences for the page's live region, oldest first, drained by `take_announcements`.
+    announcements: Vec<String>,
+    /// The validation count last announced.
+    problems: Option<usize>,
 }
 
 impl Default for EditorModel {
@@ -118,7 +134,11 @@ impl EditorModel {
             notice: None,
             snap: false,
             pointer: None,
-            changes: Changes { graph: true, selection: true, view: true, overlay: true, notice: true },
+            changes: Changes { graph: true, selection: true, view: true, overlay: true, notice: true, menu: true, announce: false },
+            focused: None,
+            connect_menu: None,
+            announcements: Vec::new(),
+            problems: None,
         }
     }
 
@@ -212,11 +232,13 @@ impl EditorModel {
                 self.changes.graph = true;
                 self.clear_notice();
                 self.drop_missing_from_selection();
+                self.announce(access::edit_sentence(label));
                 Ok(())
             }
             Err(error) => {
                 self.notice = Some(Notice { level: NoticeLevel::Refused, text: format!("refused: {error}"), at: self.pointer });
                 self.changes.notice = true;
+                self.announce(format!("Refused: {error}"));
                 Err(error)
             }
         }
@@ -240,8 +262,12 @@ impl EditorModel {
                 self.changes.graph = true;
                 self.drop_missing_from_selection();
                 self.set_notice(NoticeLevel::Info, format!("undid {label}"));
+                self.announce(format!("Undid: {label}"));
             }
-            None => self.set_notice(NoticeLevel::Info, "nothing to undo"),
+            None => {
+                self.set_notice(NoticeLevel::Info, "nothing to undo");
+                self.announce("Nothing to undo");
+            }
         }
     }
 
@@ -252,9 +278,16 @@ impl EditorModel {
                 self.changes.graph = true;
                 self.drop_missing_from_selection();
                 self.set_notice(NoticeLevel::Info, format!("redid {label}"));
+                self.announce(format!("Redid: {label}"));
             }
-            Some(Err(error)) => self.set_notice(NoticeLevel::Error, format!("could not redo: {error}")),
-            None => self.set_notice(NoticeLevel::Info, "nothing to redo"),
+            Some(Err(error)) => {
+                self.set_notice(NoticeLevel::Error, format!("could not redo: {error}"));
+                self.announce(format!("Could not redo: {error}"));
+            }
+            None => {
+                self.set_notice(NoticeLevel::Info, "nothing to redo");
+                self.announce("Nothing to redo");
+            }
         }
     }
 
@@ -262,24 +295,32 @@ impl EditorModel {
     /// without a target becomes the target.
     pub fn add_node(&mut self, item: &PaletteItem, at: Point, time_ms: f64) -> Result<NodeId, EditError> {
         let at = self.snap_point(at);
-        let (prefix, kind) = match item {
-            PaletteItem::Task(family) => ("task", NodeKind::Task(new_task(family))),
-            PaletteItem::Pick => ("pick", NodeKind::Pick { index: 0 }),
-            PaletteItem::Pack => ("pack", NodeKind::Pack),
+        let prefix = match item {
+            PaletteItem::Task(_) => "task",
+            PaletteItem::Pick => "pick",
+            PaletteItem::Pack => "pack",
         };
+        let kind = keyboard::palette_kind(item);
         let id = self.graph.fresh_id(prefix);
         let mut edits = vec![GraphEdit::AddNode(Node { id: id.clone(), kind, position: Some((at.x, at.y)) })];
         if self.graph.target().is_none() && matches!(item, PaletteItem::Task(_)) {
             edits.push(GraphEdit::SetTarget(id.clone()));
         }
         self.apply(&format!("add {id}"), GraphEdit::Batch(edits), None, time_ms)?;
+        if let (Some(last), Some(node)) = (self.announcements.last_mut(), self.graph.node(&id)) {
+            *last = format!("Added {}", access::describe(node, self.graph.target() == Some(&id)));
+        }
         self.set_selection(BTreeSet::from([id.clone()]));
         Ok(id)
     }
 
-    /// Connects two nodes (a refusal becomes the notice).
+    /// Connects two nodes (a refusal becomes the notice), announced as `Connected a output to b input`.
     pub fn connect(&mut self, from: &NodeId, to: &NodeId, time_ms: f64) -> Result<(), EditError> {
-        self.apply(&format!("connect {from} to {to}"), GraphEdit::Connect { from: from.clone(), to: to.clone(), slot: None }, None, time_ms)
+        self.apply(&format!("connect {from} to {to}"), GraphEdit::Connect { from: from.clone(), to: to.clone(), slot: None }, None, time_ms)?;
+        if let Some(last) = self.announcements.last_mut() {
+            *last = format!("Connected {from} output to {to} input");
+        }
+        Ok(())
     }
 
     /// Deletes the selected nodes (with their edges) or the selected edge, as one step.
@@ -478,6 +519,10 @@ impl EditorModel {
 
     fn set_selection(&mut self, selection: BTreeSet<NodeId>) {
         if selection != self.selection || self.selected_edge.is_some() {
+            // The focus follows the selection: it stays on a selected node, else goes to the first one.
+            if !selection.is_empty() && !self.focused.as_ref().is_some_and(|f| selection.contains(f)) {
+                self.focused = selection.iter().next().cloned();
+            }
             self.selection = selection;
             self.selected_edge = None;
             self.changes.selection = true;
@@ -485,6 +530,10 @@ impl EditorModel {
     }
 
     fn drop_missing_from_selection(&mut self) {
+        if self.focused.as_ref().is_some_and(|f| self.graph.node(f).is_none()) {
+            self.focused = None;
+            self.changes.selection = true;
+        }
         let before = self.selection.len();
         let graph = &self.graph;
         self.selection.retain(|id| graph.node(id).is_some());
@@ -950,5 +999,289 @@ mod tests {
         assert!(model.viewport().visible().encloses(&bounds(other.nodes()).unwrap()));
         model.undo();
         assert_eq!(model.graph(), &before);
+    }
+
+    // ---- Keyboard alternatives and announcements -----------------------------------------------------------
+
+    fn key(model: &mut EditorModel, key: &str) -> KeyOutcome {
+        model.key_down(&KeyInput { key: key.into(), ..KeyInput::default() })
+    }
+
+    fn alt(model: &mut EditorModel, key: &str) -> KeyOutcome {
+        model.key_down(&KeyInput { key: key.into(), alt: true, ..KeyInput::default() })
+    }
+
+    /// Three tasks added from the palette with the keyboard alone, each beside the last, then unselected.
+    fn keyboard_three() -> EditorModel {
+        let mut model = editor();
+        for _ in 0..3 {
+            model.add_beside_focus(&PaletteItem::Task("math".into()), 0.0).unwrap();
+        }
+        key(&mut model, "Escape");
+        model.take_announcements();
+        model
+    }
+
+    #[test]
+    fn the_canvas_has_one_tab_stop_and_arrows_walk_the_focus_when_nothing_is_selected() {
+        let mut model = three_task_chain();
+        key(&mut model, "Escape");
+        assert!(model.selection().is_empty());
+        assert_eq!(model.focused(), Some(&id("task_3")), "the focus stayed on the node added last");
+        model.set_focus(&id("task_1"));
+        assert_eq!(model.tab_stop(), Some(&id("task_1")));
+        let before = model.graph().clone();
+        key(&mut model, "ArrowRight");
+        assert_eq!(model.focused(), Some(&id("task_2")));
+        key(&mut model, "ArrowRight");
+        key(&mut model, "ArrowRight");
+        assert_eq!(model.focused(), Some(&id("task_3")), "nothing further right: the focus stays");
+        assert_eq!(model.take_announcements().last().map(String::as_str), Some("No node to the right of task_3"));
+        alt(&mut model, "ArrowLeft");
+        assert_eq!(model.focused(), Some(&id("task_2")));
+        assert_eq!(model.graph(), &before, "walking the focus moves no node");
+        // Enter selects the focused node; arrows then nudge it, Alt+arrows still walk; Escape puts it down.
+        key(&mut model, "Enter");
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_2")]));
+        key(&mut model, "ArrowDown");
+        assert_eq!(node_center(model.graph().node(&id("task_2")).unwrap()), Point::new(450.0, 208.0));
+        alt(&mut model, "ArrowRight");
+        assert_eq!(model.focused(), Some(&id("task_3")));
+        assert_eq!(model.selection(), &BTreeSet::from([id("task_2")]), "the focus follows the selection, not the other way round");
+    }
+
+    #[test]
+    fn the_focus_follows_clicks_and_leaves_deleted_nodes() {
+        let mut model = three_task_chain();
+        model.pointer_down(&pointer(150.0, 200.0));
+        model.pointer_up(&pointer(150.0, 200.0));
+        assert_eq!(model.focused(), Some(&id("task_1")));
+        model.select_all();
+        assert_eq!(model.focused(), Some(&id("task_1")), "a selection that keeps the focused node keeps the focus");
+        key(&mut model, "Delete");
+        assert_eq!(model.focused(), None);
+        assert_eq!(model.tab_stop(), None);
+        model.undo();
+        assert_eq!(model.tab_stop(), Some(&id("task_1")), "with no focus the first node is the Tab stop");
+    }
+
+    #[test]
+    fn enter_on_a_palette_entry_adds_beside_the_focus_in_one_step_and_focuses_it() {
+        let mut model = editor();
+        let first = model.add_beside_focus(&PaletteItem::Task("math".into()), 0.0).unwrap();
+        assert_eq!(node_center(model.graph().node(&first).unwrap()), Point::new(600.0, 400.0), "no focus: the view's centre");
+        assert_eq!(model.graph().target(), Some(&first));
+        let steps = model.history_lengths().0;
+        let pack = model.add_beside_focus(&PaletteItem::Pack, 0.0).unwrap();
+        assert_eq!(pack, id("pack_2"), "ids count every node");
+        assert_eq!(model.history_lengths().0, steps + 1, "one undoable step");
+        assert_eq!(model.focused(), Some(&pack));
+        let (a, b) = (node_rect(model.graph().node(&first).unwrap(), Point::default()), node_rect(model.graph().node(&pack).unwrap(), Point::default()));
+        assert_eq!((b.x - a.right(), b.center().y), (keyboard::ADD_GAP, a.center().y), "to the right, level");
+        // Beside the first again: the spot is taken, so the new node goes below it.
+        model.set_focus(&first);
+        let third = model.add_beside_focus(&PaletteItem::Pick, 0.0).unwrap();
+        let c = node_rect(model.graph().node(&third).unwrap(), Point::default());
+        assert!(!c.intersects(&b) && c.y > b.bottom(), "{c:?} below {b:?}");
+        assert_eq!(model.take_announcements(), ["Added task_1, math task, scalar to scalar, target", "Added pack_2, pack adapter, scalars into a list", "Added pick_3, pick adapter, element 0 of a list"]);
+        model.undo();
+        assert_eq!(model.graph().nodes().len(), 2);
+        assert_eq!(model.focused(), None, "an undone node loses the focus");
+        assert_eq!(model.take_announcements(), ["Undid: add pick_3"]);
+    }
+
+    #[test]
+    fn c_opens_a_filterable_connect_list_and_enter_connects_through_graph_edit() {
+        let mut model = keyboard_three();
+        model.set_focus(&id("task_2"));
+        key(&mut model, "c");
+        let menu = model.connect_menu().unwrap();
+        assert_eq!((menu.node.clone(), menu.query.as_str(), menu.active), (id("task_2"), "", 0));
+        let labels: Vec<String> = model.connect_choices().into_iter().map(|c| c.label).collect();
+        assert_eq!(labels, ["task_2 output → task_1 input (math, scalar)", "task_2 output → task_3 input (math, scalar)", "task_1 output → task_2 input (math, scalar)", "task_3 output → task_2 input (math, scalar)"]);
+        assert_eq!(model.take_announcements(), ["Connect task_2: 4 choices (type to filter, Enter connects, Escape closes)"]);
+        for ch in ["3"] {
+            key(&mut model, ch);
+        }
+        assert_eq!(model.connect_choices().len(), 2, "typing filters by node id");
+        key(&mut model, "ArrowDown");
+        key(&mut model, "ArrowDown");
+        assert_eq!(model.connect_menu().unwrap().active, 0, "the active choice wraps around");
+        let steps = model.history_lengths().0;
+        key(&mut model, "Enter");
+        assert!(model.connect_menu().is_none(), "a made edge closes the list");
+        assert_eq!(model.graph().edges().len(), 1);
+        assert_eq!((model.graph().edges()[0].source.clone(), model.graph().edges()[0].destination.clone()), (id("task_2"), id("task_3")));
+        assert_eq!(model.history_lengths().0, steps + 1);
+        assert_eq!(model.take_announcements(), ["Connected task_2 output to task_3 input"]);
+        key(&mut model, "c");
+        key(&mut model, "Escape");
+        assert!(model.connect_menu().is_none());
+        assert_eq!(model.selection(), &BTreeSet::new(), "Escape closed the list, nothing else");
+        model.undo();
+        assert!(model.graph().edges().is_empty());
+        assert_eq!(model.take_announcements().last().map(String::as_str), Some("Undid: connect task_2 to task_3"));
+    }
+
+    #[test]
+    fn refusals_from_the_connect_list_say_exactly_what_a_drag_says() {
+        let mut model = keyboard_three();
+        model.connect(&id("task_1"), &id("task_2"), 0.0).unwrap();
+        model.connect(&id("task_2"), &id("task_3"), 0.0).unwrap();
+        let list_input = TaskNode { family: "math".into(), task_id: None, input_kind: Some("list".into()), output_kind: Some("scalar".into()), function: None };
+        model.set_focus(&id("task_2"));
+        model.add_beside_focus(&PaletteItem::Task("math".into()), 0.0).unwrap();
+        model.update_task(&id("task_4"), list_input, 0.0).unwrap();
+        model.take_announcements();
+        let before = model.graph().clone();
+        // Kind mismatch: task_3's scalar into task_4's list, listed last and marked.
+        model.set_focus(&id("task_3"));
+        key(&mut model, "c");
+        let choices = model.connect_choices();
+        let mismatch = choices.iter().position(|c| c.to == id("task_4")).unwrap();
+        assert!(!choices[mismatch].fits && choices[mismatch].label.contains("kind mismatch"));
+        for _ in 0..mismatch {
+            key(&mut model, "ArrowDown");
+        }
+        model.take_announcements();
+        key(&mut model, "Enter");
+        let text = "task_3 outputs a scalar, but task_4 takes a list";
+        assert_eq!(model.notice().unwrap().text, format!("refused: {text}"));
+        assert_eq!(model.notice().unwrap().at, None, "a keyboard refusal is not pinned to the pointer");
+        assert_eq!(model.take_announcements(), [format!("Refused: {text}")]);
+        assert!(model.connect_menu().is_some(), "the list stays open after a refusal");
+        // A cycle, with its path; then a taken input.
+        key(&mut model, "Escape");
+        key(&mut model, "c");
+        model.set_connect_query("task_1");
+        let first = model.connect_choices()[0].clone();
+        assert_eq!((first.from.clone(), first.to.clone()), (id("task_3"), id("task_1")));
+        key(&mut model, "Enter");
+        assert_eq!(model.take_announcements().last().unwrap(), "Refused: connecting task_3 to task_1 would create a cycle (task_1 -> task_2 -> task_3 -> task_1)");
+        model.set_connect_query("task_2");
+        let labels: Vec<String> = model.connect_choices().into_iter().map(|c| c.label).collect();
+        assert_eq!(labels, ["task_3 output → task_2 input (math, scalar)"], "task_2 -> task_3 exists already; the other way is listed");
+        model.close_connect();
+        model.set_focus(&id("task_1"));
+        key(&mut model, "c");
+        model.set_connect_query("task_3");
+        key(&mut model, "Enter");
+        assert!(model.take_announcements().last().unwrap().starts_with("Refused: input already taken: task_3 takes its one input from task_2"));
+        assert_eq!(model.graph(), &before, "refusals change nothing");
+    }
+
+    #[test]
+    fn e_walks_the_focused_nodes_edges_and_delete_removes_the_one_selected() {
+        let mut model = three_task_chain();
+        key(&mut model, "Escape");
+        model.set_focus(&id("task_2"));
+        model.take_announcements();
+        key(&mut model, "e");
+        assert_eq!(model.selected_edge(), Some(&(id("task_1"), id("task_2"))));
+        key(&mut model, "e");
+        assert_eq!(model.selected_edge(), Some(&(id("task_2"), id("task_3"))));
+        key(&mut model, "e");
+        assert_eq!(model.selected_edge(), Some(&(id("task_1"), id("task_2"))), "cycles around");
+        assert_eq!(model.take_announcements(), ["Edge task_1 to task_2, 1 of 2; Delete removes it", "Edge task_2 to task_3, 2 of 2; Delete removes it", "Edge task_1 to task_2, 1 of 2; Delete removes it"]);
+        key(&mut model, "Delete");
+        assert_eq!(model.graph().edges().len(), 1);
+        assert_eq!(model.graph().nodes().len(), 3);
+        assert_eq!(model.focused(), Some(&id("task_2")), "the focus stays on the node");
+        assert_eq!(model.take_announcements(), ["Deleted edge task_1 to task_2"]);
+        model.undo();
+        assert_eq!(model.graph().edges().len(), 2);
+        assert_eq!(model.take_announcements(), ["Undid: delete edge task_1 -> task_2"]);
+    }
+
+    #[test]
+    fn click_a_port_then_another_to_connect_and_click_a_palette_entry_then_the_canvas_to_place() {
+        let mut model = three_task_chain();
+        let a = out_port(&model, "task_1");
+        let c = in_port(&model, "task_3");
+        model.pointer_down(&pointer(a.x, a.y));
+        model.pointer_up(&pointer(a.x, a.y));
+        assert_eq!(model.armed_port(), Some(&(id("task_1"), PortSide::Out)));
+        assert_eq!(model.take_announcements().last().unwrap(), "Connecting from task_1 output: click an input port, Escape cancels");
+        model.pointer_down(&pointer(c.x, c.y));
+        model.pointer_up(&pointer(c.x, c.y));
+        assert!(model.take_announcements().last().unwrap().starts_with("Refused: input already taken"), "the same refusal as a drag");
+        assert_eq!(model.armed_port(), None);
+        // In port first, then an out port: connects the other way round.
+        place(&mut model, "math", 450.0, 500.0);
+        let (free_in, out) = (in_port(&model, "task_4"), out_port(&model, "task_3"));
+        model.pointer_down(&pointer(free_in.x, free_in.y));
+        model.pointer_up(&pointer(free_in.x, free_in.y));
+        model.pointer_down(&pointer(out.x, out.y));
+        model.pointer_up(&pointer(out.x, out.y));
+        assert!(model.graph().edges().iter().any(|e| e.source == id("task_3") && e.destination == id("task_4")));
+        // Escape forgets a clicked port.
+        model.pointer_down(&pointer(out.x, out.y));
+        model.pointer_up(&pointer(out.x, out.y));
+        key(&mut model, "Escape");
+        assert_eq!(model.armed_port(), None);
+        // A palette entry clicked (released off the canvas without entering it), then a click on the canvas.
+        model.begin_placing(PaletteItem::Pack);
+        model.pointer_up(&PointerInput { inside: false, ..pointer(-40.0, 10.0) });
+        assert!(matches!(model.gesture(), Gesture::Placing { .. }), "still carried");
+        assert_eq!(model.take_announcements().last().unwrap(), "Click the canvas to place a pack adapter, Escape cancels");
+        model.pointer_down(&pointer(300.0, 650.0));
+        model.pointer_up(&pointer(300.0, 650.0));
+        let pack = model.graph().nodes().last().unwrap();
+        assert_eq!((pack.kind.clone(), node_center(pack)), (NodeKind::Pack, Point::new(300.0, 650.0)));
+        assert!(model.gesture() == &Gesture::Idle);
+    }
+
+    #[test]
+    fn every_edit_refusal_undo_and_problem_count_is_announced_once() {
+        let mut model = keyboard_three();
+        model.note_problems(3);
+        model.note_problems(3);
+        model.connect(&id("task_1"), &id("task_2"), 0.0).unwrap();
+        model.note_problems(2);
+        let _ = model.connect(&id("task_2"), &id("task_1"), 0.0);
+        model.undo();
+        model.redo();
+        model.undo();
+        model.undo();
+        model.undo();
+        model.undo();
+        model.undo();
+        model.note_problems(0);
+        assert_eq!(
+            model.take_announcements(),
+            [
+                "3 problems",
+                "Connected task_1 output to task_2 input",
+                "2 problems",
+                "Refused: connecting task_2 to task_1 would create a cycle (task_1 -> task_2 -> task_1)",
+                "Undid: connect task_1 to task_2",
+                "Redid: connect task_1 to task_2",
+                "Undid: connect task_1 to task_2",
+                "Undid: add task_3",
+                "Undid: add task_2",
+                "Undid: add task_1",
+                "Nothing to undo",
+                "No problems",
+            ]
+        );
+        assert!(model.take_announcements().is_empty(), "drained");
+        let changes = model.take_changes();
+        assert!(changes.announce || changes.any());
+    }
+
+    #[test]
+    fn the_connect_list_stays_inside_the_canvas() {
+        let mut model = editor();
+        place(&mut model, "math", 1150.0, 780.0);
+        key(&mut model, "c");
+        let at = model.connect_menu_anchor().unwrap();
+        let (w, h) = keyboard::MENU_SIZE;
+        assert!(at.x >= 8.0 && at.x + w <= 1200.0 - 8.0, "{at:?}");
+        assert!(at.y >= 8.0 && at.y + h <= 800.0, "above the node when there is no room below: {at:?}");
+        model.close_connect();
+        place(&mut model, "math", 100.0, 100.0);
+        key(&mut model, "c");
+        let node = node_rect(model.graph().node(&id("task_2")).unwrap(), Point::default());
+        assert_eq!(model.connect_menu_anchor(), Some(Point::new(node.x.max(8.0), node.bottom() + 6.0)), "under the node when it fits");
     }
 }

@@ -73,10 +73,39 @@ pub fn Canvas(
         })
     });
 
+    // A redraw replaces the focused node's element: give the focus to its successor.
+    Effect::new(move |_| {
+        scene.track();
+        super::focus::restore_soon(design);
+    });
+    // The browser's focus landed on a node (Tab, or the roving focus moved it): the model follows.
+    let on_focusin = move |ev: web_sys::FocusEvent| {
+        let node = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|el| el.closest("[data-node-id]").ok().flatten());
+        if let Some(id) = node.and_then(|el| el.get_attribute("data-node-id")) {
+            design.keyboard_on_canvas.set_value(true);
+            design.update(|m| m.set_focus(&crate::engine::graph::NodeId(id)));
+        }
+    };
+    // The focus went to another control: the canvas stops taking it back after redraws.
+    let on_focusout = move |ev: web_sys::FocusEvent| {
+        let Some(svg) = canvas_ref.get_untracked() else { return };
+        let svg: web_sys::Element = svg.unchecked_into();
+        if let Some(next) = ev.related_target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()) {
+            if !svg.contains(Some(&next)) {
+                design.keyboard_on_canvas.set_value(false);
+            }
+        }
+    };
+    let tabindex = move || {
+        design.graph_rev.track();
+        if design.read(|m| m.graph().nodes().is_empty()) { "0" } else { "-1" }
+    };
+
     let on_pointerdown = move |ev: web_sys::PointerEvent| {
         let Some(svg) = canvas_ref.get_untracked() else { return };
         let svg: web_sys::Element = svg.unchecked_into();
         ev.prevent_default();
+        design.keyboard_on_canvas.set_value(false);
         // Take the keyboard from any field, so shortcuts go to the canvas.
         if let Some(active) = document().active_element().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
             let _ = active.blur();
@@ -105,9 +134,13 @@ pub fn Canvas(
             class="design-canvas"
             class:design-canvas--moving=move || { design.overlay_rev.track(); design.read(|m| m.moving().is_some()) }
             node_ref=canvas_ref
-            tabindex="0"
+            tabindex=tabindex
             role="application"
             aria-label="Task graph canvas"
+            aria-roledescription="graph editor"
+            aria-describedby="design-canvas-keys"
+            on:focusin=on_focusin
+            on:focusout=on_focusout
             on:pointerdown=on_pointerdown
             on:wheel=on_wheel
             on:contextmenu=|ev| ev.prevent_default()

@@ -1,7 +1,9 @@
 //! Design: a drag-and-drop editor of task graphs. The canvas (SVG, drawn from `app::editor`), the palette
 //! and presets, the inspector and the problem list, the toolbar (undo, tidy, files, share links), the help
-//! overlay, the node-link JSON panel, generation into the instance browser, and the Python box. This module
-//! lays the page out and routes the window's pointer, keyboard and clipboard events to the editor model.
+//! overlay, the node-link JSON panel, generation into the instance browser, and the Python box; for the
+//! keyboard, the connect list, the browser focus kept on the focused node, and the live region that reads
+//! out the model's announcements (docs/ACCESSIBILITY.md). This module lays the page out and routes the
+//! window's pointer, keyboard and clipboard events to the editor model.
 
 use std::cell::Cell;
 
@@ -16,6 +18,8 @@ use crate::ui::route::hash_query;
 use crate::ui::state::{with_registry, AppState, DesignState, OpenAs};
 
 mod canvas;
+mod connect_menu;
+mod focus;
 mod help;
 mod inspector;
 mod issue_list;
@@ -56,12 +60,18 @@ pub fn DesignPage() -> impl IntoView {
         Some(view! { <div class="design-popup" role="alert" style=format!("left:{:.0}px;top:{:.0}px", at.x + 14.0, at.y + 14.0)>{n.text}</div> })
     };
 
+    // The validation count, announced when it changes.
+    Effect::new(move |_| {
+        let count = design.issues.with(Vec::len);
+        design.update(|m| m.note_problems(count));
+    });
+
     let empty = move || {
         design.graph_rev.track();
         design.read(|m| m.graph().nodes().is_empty()).then(|| view! {
             <div class="design-empty" data-testid="empty-hint">
                 <p><strong>"An empty graph."</strong></p>
-                <p>"Drag a task from the palette here, start from a preset, or open or drop a node-link JSON file."</p>
+                <p>"Drag a task from the palette here (or press Enter on it), start from a preset, or open or drop a node-link JSON file."</p>
             </div>
         })
     };
@@ -82,6 +92,7 @@ pub fn DesignPage() -> impl IntoView {
                     <div class="design-stage-view">
                         <canvas::Canvas canvas_ref=canvas_ref />
                         {empty}
+                        <connect_menu::ConnectMenu />
                         <minimap::Minimap />
                         {popup}
                         <help::Help />
@@ -98,6 +109,10 @@ pub fn DesignPage() -> impl IntoView {
                         </p>
                         <toolbar::Counts />
                     </div>
+                    <div data-testid="announcer" class="visually-hidden" role="log" aria-live="polite" aria-relevant="additions">
+                        <For each=move || design.announcements.get() key=|(n, _)| *n children=|(_, sentence)| view! { <p>{sentence}</p> } />
+                    </div>
+                    <p id="design-canvas-keys" class="visually-hidden">"Tab reaches the focused node. Arrow keys move between nodes when none is selected; Enter selects; C connects; E walks edges; question mark lists every key."</p>
                 </div>
                 <aside class="design-right">
                     <inspector::Inspector />
@@ -146,6 +161,10 @@ fn listen(design: DesignState, canvas_ref: CanvasRef) {
                 return;
             }
             let key = ev.key();
+            // Enter belongs to the button or link that has the focus, not to the canvas (Space still pans).
+            if key == "Enter" && is_control(ev.target()) {
+                return;
+            }
             if key == "Escape" && design.help_open.get_untracked() {
                 design.help_open.set(false);
                 return;
@@ -207,6 +226,15 @@ fn clipboard(design: DesignState, ev: web_sys::ClipboardEvent, cut: bool) {
 fn is_editable(target: Option<web_sys::EventTarget>) -> bool {
     let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) else { return false };
     matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.is_content_editable()
+}
+
+/// True for a button, link or other control outside the canvas (whose Enter and Space activate it).
+fn is_control(target: Option<web_sys::EventTarget>) -> bool {
+    let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    if el.closest("svg[data-testid=\"canvas\"]").ok().flatten().is_some() {
+        return false;
+    }
+    matches!(el.tag_name().to_ascii_uppercase().as_str(), "BUTTON" | "A" | "SUMMARY" | "SELECT") || el.closest("[role=button],[role=option],[role=link],[role=tab]").ok().flatten().is_some()
 }
 
 /// Opens the graph a share link carries (`#/design?graph=1.…`), then drops it from the address so a reload
