@@ -1,5 +1,5 @@
-//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL (streamed:
-//! each line is written as its sample is made, unless the run draws pictures).
+//! `arbigraph generate`: a dataset for a topology, written in the reference's JSON layout or as JSONL, streamed
+//! either way: each sample is written as it is made, unless the run draws pictures.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo};
 use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
-use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
+use arbigraph_studio::engine::tasks::registry::builtin_with;
 use arbigraph_studio::engine::tasks::Family;
 
 use super::files::{fail, write_text, Progress};
@@ -146,24 +146,37 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         only_targets: args.targets.clone(),
     };
     let total_hint = generate::targets(&config, &registry).map_err(|e| e.to_string())?.len() * args.samples_per_target as usize;
+    for (key, reason) in generate::skipped_targets(&config, &registry) {
+        eprintln!("skipped {key}: {reason}");
+    }
     if total_hint > 10_000_000 {
         return Err(format!("{total_hint} samples requested; at most 10,000,000 per run"));
     }
     let mut progress = Progress::new("generating");
-    let jsonl = args.output.extension().is_some_and(|e| e == "jsonl");
-    if jsonl && args.output.as_os_str() != "-" && !config.may_draw_pictures() {
-        // Lines are written as samples are made, so memory stays at one sample whatever the run's size.
-        let written = stream_jsonl(&config, &registry, &args.output, &mut progress)?;
-        progress.finish();
-        eprintln!("wrote {written} samples to {}", args.output.display());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let samples = generate::generate(&config, &registry, &mut |done, total| progress.update(done, total)).map_err(|e| e.to_string())?;
-    progress.finish();
     let creation_time = match args.creation_time.as_deref() {
         Some("now") => Some(now_iso()),
         other => other.map(str::to_string),
     };
+    let jsonl = args.output.extension().is_some_and(|e| e == "jsonl");
+    if !config.may_draw_pictures() {
+        // Written as samples are made, so memory stays at one sample whatever the run's size.
+        let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string(), images: ImageStorage::Inline };
+        let written = stream(&args.output, &mut progress, &mut |out, progress| {
+            if jsonl {
+                dataset::write_jsonl(&config, &registry, out, progress)
+            } else {
+                dataset::write_json(&config, &registry, &run, out, progress)
+            }
+        })?;
+        progress.finish();
+        if args.output.as_os_str() != "-" {
+            eprintln!("wrote {written} samples to {}", args.output.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Pictures need the samples held: their files are written from them, and the summary names the first one.
+    let samples = generate::generate(&config, &registry, &mut |done, total| progress.update(done, total)).map_err(|e| e.to_string())?;
+    progress.finish();
     let images = match &args.images_dir {
         None => ImageStorage::Inline,
         Some(dir) => {
@@ -180,41 +193,85 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         }
     };
     let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string(), images };
-    let format = if jsonl { FileFormat::Jsonl } else { FileFormat::Json };
-    let text = dataset::file_text(&config, &samples, &run, format);
-    if args.output.as_os_str() == "-" {
-        print!("{text}");
+    if jsonl {
+        write_text(&args.output, &dataset::file_text(&config, &samples, &run, FileFormat::Jsonl))?;
     } else {
-        write_text(&args.output, &text)?;
+        // Without a tree of the whole file: each sample's pictures are encoded only while it is written.
+        stream(&args.output, &mut progress, &mut |out, _| dataset::write_json_samples(&config, &samples, &run, out).map(|()| samples.len()))?;
+    }
+    if args.output.as_os_str() != "-" {
         eprintln!("wrote {} samples to {}", samples.len(), args.output.display());
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Generates the run into a JSONL file through a buffered writer; an IO error stops the run and is reported.
-fn stream_jsonl(config: &GenerateConfig, registry: &Registry, path: &Path, progress: &mut Progress) -> Result<usize, String> {
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+/// A writer of a dataset: takes the text's pieces and reports progress as `(done, total)`.
+type DatasetWriter<'a> = dyn FnMut(&mut dyn FnMut(&str) -> Result<(), GenerateError>, &mut dyn FnMut(usize, usize)) -> Result<usize, GenerateError> + 'a;
+
+/// Runs `write` into `path` (stdout for `-`) through a buffered writer and returns its sample count. The file is
+/// created with the first piece and, if a regular file, removed if the run then fails (an IO error, or a sample
+/// that cannot be made), so a failed run leaves no half-written dataset, as before streaming. Once the first
+/// sample is written, a run heading for more than `LARGE_OUTPUT` bytes says how big its output will be.
+fn stream(path: &Path, progress: &mut Progress, write: &mut DatasetWriter<'_>) -> Result<usize, String> {
+    let to_stdout = path.as_os_str() == "-";
+    let name = || if to_stdout { "stdout".to_string() } else { path.display().to_string() };
+    let open = || -> std::io::Result<Box<dyn Write>> { Ok(if to_stdout { Box::new(std::io::stdout().lock()) } else { Box::new(std::fs::File::create(path)?) }) };
+    let mut writer: Option<std::io::BufWriter<Box<dyn Write>>> = None;
+    let bytes = std::cell::Cell::new(0u64);
     let mut failure: Option<std::io::Error> = None;
-    let result = dataset::write_jsonl(
-        config,
-        registry,
+    let result = write(
         &mut |piece| {
-            writer.write_all(piece.as_bytes()).map_err(|e| {
+            bytes.set(bytes.get() + piece.len() as u64);
+            let mut put = || -> std::io::Result<()> {
+                if writer.is_none() {
+                    writer = Some(std::io::BufWriter::with_capacity(1 << 20, open()?));
+                }
+                writer.as_mut().expect("opened above").write_all(piece.as_bytes())
+            };
+            put().map_err(|e| {
                 let message = e.to_string();
                 failure = Some(e);
                 GenerateError::Write(message)
             })
         },
-        &mut |done, total| progress.update(done, total),
+        &mut |done, total| {
+            if done == 1 && total > 1 {
+                // The first sample (with the summary) times the number of samples.
+                let expected = bytes.get().saturating_mul(total as u64);
+                if expected > LARGE_OUTPUT {
+                    eprintln!("the output will be about {}", size_text(expected));
+                }
+            }
+            progress.update(done, total);
+        },
     );
-    let written = match (result, failure) {
-        (Ok(written), None) => written,
-        (_, Some(e)) => return Err(format!("cannot write {}: {e}", path.display())),
-        (Err(e), None) => return Err(e.to_string()),
+    let flushed = match writer.as_mut() {
+        Some(writer) if result.is_ok() && failure.is_none() => writer.flush(),
+        _ => Ok(()),
     };
-    writer.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(written)
+    let outcome = match (result, failure.or(flushed.err())) {
+        (Ok(written), None) => Ok(written),
+        (_, Some(e)) => Err(format!("cannot write {}: {e}", name())),
+        (Err(e), None) => Err(e.to_string()),
+    };
+    // Only a regular file is removed (never `/dev/null` or a pipe named as the output). Best effort: the error
+    // is what the user needs, and a file that cannot be removed shows the rest.
+    if outcome.is_err() && writer.take().is_some() && !to_stdout && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(path);
+    }
+    outcome
+}
+
+/// Outputs past this size (about 2 GB) are announced with their expected size.
+const LARGE_OUTPUT: u64 = 2_000_000_000;
+
+/// A byte count in decimal units with one decimal (`9.1 GB`).
+fn size_text(bytes: u64) -> String {
+    let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6)];
+    match units.iter().find(|(_, size)| bytes as f64 >= *size) {
+        Some((unit, size)) => format!("{:.1} {unit}", bytes as f64 / size),
+        None => format!("{bytes} bytes"),
+    }
 }
 
 /// How the dataset should name the images directory: relative to the dataset's own directory when inside it.

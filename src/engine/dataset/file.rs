@@ -1,6 +1,6 @@
-//! The text of a dataset file, in one place: the command line's `generate` and the browser's Export job both
-//! write through `file_text`, so a download from the page is byte-identical to the file the CLI writes for the
-//! same settings.
+//! The text of a dataset file, in one place: the browser's Export job writes through `file_text`, and the command
+//! line's `generate` streams the same bytes (`write_json`, `write_jsonl`, tested against `file_text`), so a
+//! download from the page is byte-identical to the file the CLI writes for the same settings.
 
 use super::{mode, to_json, to_jsonl_with, to_pretty_string, ImageStorage, RunInfo};
 use crate::engine::generate::{GenerateConfig, Sample};

@@ -1,7 +1,11 @@
 //! Dataset files in the reference's JSON layout (`summary` + `samples`, field names of spec §9), our JSONL
 //! export, the reference's pretty-printing, and inspection of any dataset or results file. `file` is the one
-//! place a file's text is made (CLI and browser alike), `site` the index and shards of a static site, and
-//! `instance_graph` the task graph behind any sample record (ours or the reference's), for drawing.
+//! place a file's text is made whole (the browser's), `json` and `jsonl` write the same bytes as a stream (the
+//! CLI's), `site` the index and shards of a static site, and `instance_graph` the task graph behind any sample
+//! record (ours or the reference's), for drawing.
+//!
+//! The reference layout's members are described once (`summary_members`, `sample_members`) and handed to a
+//! sink (`members`): a serde_json tree for `to_json`, or the pretty text written as it goes for `write_json`.
 //!
 //! Our additions are additive: `schema_version`, `generator`, `topology`, `family` and `task_key` fields, and
 //! per-stage ground truths where the reference has none (forgetting). Reference files load unchanged.
@@ -9,7 +13,9 @@
 mod file;
 mod inspect;
 mod instance_graph;
+mod json;
 mod jsonl;
+mod members;
 mod pretty;
 mod read;
 pub mod shape;
@@ -18,13 +24,16 @@ pub mod site;
 pub use file::{file_name, file_text, plain_run_info, FileFormat, GENERATOR};
 pub use inspect::{inspect, FileKind, Inspection};
 pub use instance_graph::{instance_graph, InstanceGraph};
+pub use json::{write_json, write_json_samples};
 pub use jsonl::{to_jsonl, to_jsonl_with, write_jsonl};
 pub use pretty::to_pretty_string;
 pub use read::{read_dataset, DatasetText, ReadError};
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::engine::generate::{GenerateConfig, Sample, SampleShape, Stage, Topology};
+use members::{Members, Take, Tree};
+
+use crate::engine::generate::{BranchBlock, GenerateConfig, GenerateError, Sample, SampleShape, SampleView, Stage, Topology};
 use crate::engine::tasks::image::draw::RenderError;
 use crate::engine::tasks::image::picture::PNG_MIME;
 use crate::engine::tasks::Family;
@@ -77,64 +86,81 @@ fn family_label(families: &[Family]) -> String {
 
 /// The whole dataset as reference-layout JSON.
 pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Json {
-    let num_targets = samples.iter().map(|s| s.target_index).max().map(|m| m + 1).unwrap_or(0);
-    let mut summary = Map::new();
-    summary.insert("creation_time".into(), run.creation_time.clone().map(Json::String).unwrap_or(Json::Null));
-    summary.insert("mode".into(), json!(mode(config)));
-    summary.insert("num_tasks".into(), json!(num_targets));
-    summary.insert("num_samples_per_task".into(), json!(config.samples_per_target));
-    summary.insert("num_samples".into(), json!(samples.len()));
-    summary.insert("seed".into(), json!(config.seed));
-    summary.insert("list_len_max".into(), json!(crate::engine::adapter::LIST_LEN_MAX));
-    summary.insert("scalar_max_mag".into(), json!(crate::engine::adapter::SCALAR_MAX_MAG));
-    summary.insert("target_position".into(), json!("last"));
+    // A tree takes every member, and a held sample gives every record.
+    const HELD: &str = "held samples are built into a tree without fail";
+    let summary = Tree::of(|tree| summary_members(config, run, &SummaryFacts::of_samples(samples), tree)).expect(HELD);
+    let samples: Vec<Json> = samples.iter().map(|s| Tree::of(|tree| sample_members(config, s, &run.images, tree)).expect(HELD)).collect();
+    json!({ "summary": summary, "samples": samples })
+}
+
+/// What the summary says about the samples: read from them when they are held (`of_samples`), known from the
+/// run's targets when they are streamed (generation makes every sample or fails).
+struct SummaryFacts {
+    num_targets: usize,
+    num_samples: usize,
+    /// The first sample's target family (`""` without samples).
+    target_family: &'static str,
+    /// The parameters of the run's first picture.
+    image_params: Option<Json>,
+}
+
+impl SummaryFacts {
+    fn of_samples(samples: &[Sample]) -> SummaryFacts {
+        SummaryFacts {
+            num_targets: samples.iter().map(|s| s.target_index).max().map(|m| m + 1).unwrap_or(0),
+            num_samples: samples.len(),
+            target_family: samples.first().map(|s| s.target.family.as_str()).unwrap_or(""),
+            image_params: samples.iter().find_map(|s| s.pictures().into_iter().next()).map(|(_, picture)| picture.params.to_json()),
+        }
+    }
+}
+
+/// The members of `summary`, in file order.
+fn summary_members(config: &GenerateConfig, run: &RunInfo, facts: &SummaryFacts, members: &mut dyn Members) -> Result<(), GenerateError> {
+    let family_names = || json!(config.families.iter().map(|f| f.as_str()).collect::<Vec<_>>());
+    members.value("creation_time", run.creation_time.clone().map(Json::String).unwrap_or(Json::Null))?;
+    members.value("mode", json!(mode(config)))?;
+    members.value("num_tasks", json!(facts.num_targets))?;
+    members.value("num_samples_per_task", json!(config.samples_per_target))?;
+    members.value("num_samples", json!(facts.num_samples))?;
+    members.value("seed", json!(config.seed))?;
+    members.value("list_len_max", json!(crate::engine::adapter::LIST_LEN_MAX))?;
+    members.value("scalar_max_mag", json!(crate::engine::adapter::SCALAR_MAX_MAG))?;
+    members.value("target_position", json!("last"))?;
     match &config.topology {
         Topology::Forgetting { distractors } => {
-            summary.insert("num_distractors".into(), json!(distractors));
-            summary.insert("target_task_number".into(), json!(distractors + 1));
+            members.value("num_distractors", json!(distractors))?;
+            members.value("target_task_number", json!(distractors + 1))?;
         }
         Topology::Chain { length } => {
-            summary.insert("num_distractors".into(), json!(length.saturating_sub(1)));
-            summary.insert("task_types".into(), json!(config.families.iter().map(|f| f.as_str()).collect::<Vec<_>>()));
+            members.value("num_distractors", json!(length.saturating_sub(1)))?;
+            members.value("task_types", family_names())?;
         }
         Topology::Multichain(structure) => {
-            summary.insert("structure".into(), structure.to_json());
-            summary.insert("target_family".into(), json!(structure.last_family().as_str()));
-            summary.insert("num_tasks_total".into(), json!(num_targets));
-            summary.insert("branch_lane".into(), json!("scalar"));
+            members.value("structure", structure.to_json())?;
+            members.value("target_family", json!(structure.last_family().as_str()))?;
+            members.value("num_tasks_total", json!(facts.num_targets))?;
+            members.value("branch_lane", json!("scalar"))?;
         }
         Topology::Custom(graph) => {
             let g = graph.graph();
-            summary.insert("target_node".into(), json!(g.nodes()[graph.target()].id.0));
-            summary.insert("target_family".into(), json!(samples.first().map(|s| s.target.family.as_str()).unwrap_or("")));
-            summary.insert("num_target_tasks".into(), json!(num_targets));
-            summary.insert("num_target_tasks_total".into(), json!(num_targets));
-            summary.insert("topological_order".into(), json!(graph.order().iter().map(|&i| g.nodes()[i].id.0.clone()).collect::<Vec<_>>()));
-            summary.insert("graph_path".into(), run.graph_path.clone().map(Json::String).unwrap_or(Json::Null));
+            members.value("target_node", json!(g.nodes()[graph.target()].id.0))?;
+            members.value("target_family", json!(facts.target_family))?;
+            members.value("num_target_tasks", json!(facts.num_targets))?;
+            members.value("num_target_tasks_total", json!(facts.num_targets))?;
+            members.strings("topological_order", &mut |each| graph.order().iter().try_for_each(|&i| each(&g.nodes()[i].id.0)))?;
+            members.value("graph_path", run.graph_path.clone().map(Json::String).unwrap_or(Json::Null))?;
         }
         Topology::Baseline => {}
     }
-    summary.insert("schema_version".into(), json!(SCHEMA_VERSION));
-    summary.insert("generator".into(), json!(run.generator));
-    summary.insert("topology".into(), json!(config.topology.name()));
-    summary.insert("families".into(), json!(config.families.iter().map(|f| f.as_str()).collect::<Vec<_>>()));
-    if let Some((_, picture)) = samples.iter().find_map(|s| s.pictures().into_iter().next()) {
-        summary.insert("image_params".into(), picture.params.to_json());
+    members.value("schema_version", json!(SCHEMA_VERSION))?;
+    members.value("generator", json!(run.generator))?;
+    members.value("topology", json!(config.topology.name()))?;
+    members.value("families", family_names())?;
+    if let Some(params) = &facts.image_params {
+        members.value("image_params", params.clone())?;
     }
-    let samples: Vec<Json> = samples
-        .iter()
-        .map(|s| {
-            let mut obj = sample_json(config, s);
-            if let Json::Object(map) = &mut obj {
-                let images = images_json(config, s, &run.images);
-                if !images.is_empty() {
-                    map.insert("images".into(), Json::Array(images));
-                }
-            }
-            obj
-        })
-        .collect();
-    json!({ "summary": Json::Object(summary), "samples": samples })
+    Ok(())
 }
 
 fn stage_json(stage: &Stage) -> Map<String, Json> {
@@ -157,138 +183,137 @@ fn statics_json(stage: &Stage) -> Json {
     Json::Object(stage.statics.iter().map(|s| (s.param.clone(), s.value.to_json())).collect())
 }
 
-fn sample_json(config: &GenerateConfig, sample: &Sample) -> Json {
-    let target_stage = sample.stages.last().expect("every sample has a stage");
-    let mut obj = Map::new();
+/// Every stage's record, one list item each.
+fn stage_items<'s>(stages: impl IntoIterator<Item = &'s Stage>, push: &mut Take<'_, Json>) -> Result<(), GenerateError> {
+    stages.into_iter().try_for_each(|s| push(Json::Object(stage_json(s))))
+}
+
+/// The members of one sample, in file order. A sample held whole (`SampleView::held`) gives its records from
+/// memory; a compiled custom-graph sample makes its prompt and its stage records again as they are written.
+fn sample_members(config: &GenerateConfig, view: &dyn SampleView, images: &ImageStorage, members: &mut dyn Members) -> Result<(), GenerateError> {
+    let target = view.target();
+    let held = view.held();
     if matches!(config.topology, Topology::Baseline) {
-        obj.insert("difficulty".into(), json!("list_max_10_scalar_max_100"));
+        members.value("difficulty", json!("list_max_10_scalar_max_100"))?;
     }
-    obj.insert("task_id".into(), json!(sample.target.task_id));
-    obj.insert("task_name".into(), json!(sample.target.name));
-    obj.insert("target_family".into(), json!(sample.target.family.as_str()));
-    obj.insert("task_key".into(), json!(sample.target.key));
-    obj.insert("sample_idx".into(), json!(sample.sample_idx));
-    obj.insert("chain_input".into(), sample.chain_input.to_json());
-    match &sample.shape {
-        SampleShape::Baseline | SampleShape::Forgetting if sample.target.family == Family::Python => {
-            obj.insert("extra_inputs".into(), statics_json(target_stage));
+    members.value("task_id", json!(target.task_id))?;
+    members.value("task_name", json!(target.name))?;
+    members.value("target_family", json!(target.family.as_str()))?;
+    members.value("task_key", json!(target.key))?;
+    members.value("sample_idx", json!(view.sample_idx()))?;
+    members.value("chain_input", view.chain_input()?.to_json())?;
+    if let Some(sample) = held {
+        if matches!(sample.shape, SampleShape::Baseline | SampleShape::Forgetting) && sample.target.family == Family::Python {
+            members.value("extra_inputs", statics_json(sample.stages.last().expect("every sample has a stage")))?;
         }
-        _ => {}
     }
-    if let SampleShape::Custom { target_node, roots, .. } = &sample.shape {
-        obj.insert("target_node".into(), json!(target_node));
-        obj.insert("target_output_name".into(), json!(sample.target_output_name));
-        obj.insert(
-            "static_inputs".into(),
-            Json::Array(roots.iter().map(|r| json!({"node_id": r.node_id, "input_name": r.input_name, "value": r.value.to_json()})).collect()),
-        );
+    let target_node = view.target_node();
+    if let Some(target_node) = target_node {
+        members.value("target_node", json!(target_node))?;
+        members.value("target_output_name", json!(view.target_output_name()))?;
+        members.list("static_inputs", &mut |push| view.for_each_root(&mut |r| push(json!({"node_id": r.node_id, "input_name": r.input_name, "value": r.value.to_json()}))))?;
     }
-    obj.insert("prompt".into(), json!(sample.prompt.text()));
-    obj.insert("ground_truth".into(), sample.ground_truth.to_json());
+    members.text("prompt", &mut |out| view.write_prompt(out))?;
+    members.value("ground_truth", view.ground_truth().to_json())?;
+    if target_node.is_some() {
+        members.object("custom_dag", &mut |dag| custom_dag_members(view, dag))?;
+    }
+    if let Some(sample) = held {
+        shape_members(sample, members)?;
+        let images = images_json(config, sample, images);
+        if !images.is_empty() {
+            members.value("images", Json::Array(images))?;
+        }
+    }
+    Ok(())
+}
+
+/// `custom_dag`: every stage with its node and input, then every adapter.
+fn custom_dag_members(view: &dyn SampleView, members: &mut dyn Members) -> Result<(), GenerateError> {
+    members.list("stages", &mut |push| {
+        view.for_each_stage(&mut |s| {
+            let mut d = stage_json(s);
+            d.insert("node_id".into(), json!(s.node_id));
+            d.insert("input_node_id".into(), json!(s.input_node_id));
+            d.insert("input_value".into(), s.input_value.to_json());
+            push(Json::Object(d))
+        })
+    })?;
+    members.list("adapters", &mut |push| {
+        view.for_each_adapter(&mut |a| {
+            push(json!({
+                "node_id": a.node_id, "op": a.op, "input_node_ids": a.input_node_ids,
+                "input_names": a.input_names, "output_name": a.output_name, "ground_truth": a.value.to_json(),
+            }))
+        })
+    })
+}
+
+/// The topology's own member of a held sample (`forgetting`, `chain`, `multi_chain`; custom graphs have
+/// `custom_dag`, written from the view).
+fn shape_members(sample: &Sample, members: &mut dyn Members) -> Result<(), GenerateError> {
     let n = sample.stages.len();
+    let target_stage = sample.stages.last().expect("every sample has a stage");
     match &sample.shape {
-        SampleShape::Baseline => {}
-        SampleShape::Forgetting => {
-            let distractors: Vec<Json> = sample.stages[..n - 1]
-                .iter()
-                .map(|s| {
+        SampleShape::Baseline | SampleShape::Custom { .. } => Ok(()),
+        SampleShape::Forgetting => members.object("forgetting", &mut |forgetting| {
+            forgetting.value("target_task_number", json!(n))?;
+            forgetting.value("num_distractors", json!(n - 1))?;
+            forgetting.list("distractors", &mut |push| {
+                sample.stages[..n - 1].iter().try_for_each(|s| {
                     let mut d = stage_json(s);
                     d.insert("chain_input".into(), s.input_value.to_json());
                     if s.info.family == Family::Python {
                         d.insert("extra_inputs".into(), statics_json(s));
                     }
-                    Json::Object(d)
+                    push(Json::Object(d))
                 })
-                .collect();
-            obj.insert(
-                "forgetting".into(),
-                json!({
-                    "target_task_number": n,
-                    "num_distractors": n - 1,
-                    "distractors": distractors,
-                    "stages": sample.stages.iter().map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
-                }),
-            );
-        }
-        SampleShape::Chain => {
-            obj.insert(
-                "chain".into(),
-                json!({
-                    "num_distractors": n - 1,
-                    "target_task_number": n,
-                    "distractors": sample.stages[..n - 1].iter().map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
-                    "target": Json::Object(stage_json(target_stage)),
-                }),
-            );
-        }
-        SampleShape::Multichain { blocks } => {
-            let stage_by_number = |k: usize| sample.stages.iter().find(|s| s.number == k);
-            let blocks: Vec<Json> = blocks
-                .iter()
-                .enumerate()
-                .map(|(b, block)| {
-                    let branches: Vec<Json> = block
-                        .branches
-                        .iter()
-                        .enumerate()
-                        .map(|(i, branch)| {
-                            let last = branch.stages.last().and_then(|&k| stage_by_number(k));
-                            json!({
-                                "branch_index": i,
-                                "input_name": branch.input_name,
-                                "input_value": branch.input_value.to_json(),
-                                "final_output_name": last.map(|s| s.output_name()),
-                                "final_output": last.map(|s| s.ground_truth.to_json()),
-                                "stages": branch.stages.iter().filter_map(|&k| stage_by_number(k)).map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
-                            })
-                        })
-                        .collect();
-                    json!({
-                        "block_index": b,
-                        "expansion_task_number": block.expansion_task_number,
-                        "expansion_output_name": format!("task_{}_out", block.expansion_task_number),
-                        "branch_inputs": block.branches.iter().map(|br| br.input_name.clone()).collect::<Vec<_>>(),
-                        "next_input_name": block.next_input_name,
-                        "next_input_prelim_value": block.prelim.iter().map(|x| x.to_json()).collect::<Vec<_>>(),
-                        "next_input_value": block.recombined.iter().map(|x| x.to_json()).collect::<Vec<_>>(),
-                        "branches": branches,
-                    })
-                })
-                .collect();
-            obj.insert(
-                "multi_chain".into(),
-                json!({
-                    "target_task_number": n,
-                    "stages": sample.stages.iter().map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
-                    "branch_blocks": blocks,
-                }),
-            );
-        }
-        SampleShape::Custom { adapters, .. } => {
-            let stages: Vec<Json> = sample
-                .stages
-                .iter()
-                .map(|s| {
-                    let mut d = stage_json(s);
-                    d.insert("node_id".into(), json!(s.node_id));
-                    d.insert("input_node_id".into(), json!(s.input_node_id));
-                    d.insert("input_value".into(), s.input_value.to_json());
-                    Json::Object(d)
-                })
-                .collect();
-            let adapters: Vec<Json> = adapters
-                .iter()
-                .map(|a| {
-                    json!({
-                        "node_id": a.node_id, "op": a.op, "input_node_ids": a.input_node_ids,
-                        "input_names": a.input_names, "output_name": a.output_name, "ground_truth": a.value.to_json(),
-                    })
-                })
-                .collect();
-            obj.insert("custom_dag".into(), json!({ "stages": stages, "adapters": adapters }));
-        }
+            })?;
+            forgetting.list("stages", &mut |push| stage_items(&sample.stages, push))
+        }),
+        SampleShape::Chain => members.object("chain", &mut |chain| {
+            chain.value("num_distractors", json!(n - 1))?;
+            chain.value("target_task_number", json!(n))?;
+            chain.list("distractors", &mut |push| stage_items(&sample.stages[..n - 1], push))?;
+            chain.value("target", Json::Object(stage_json(target_stage)))
+        }),
+        SampleShape::Multichain { blocks } => members.object("multi_chain", &mut |multi_chain| {
+            multi_chain.value("target_task_number", json!(n))?;
+            multi_chain.list("stages", &mut |push| stage_items(&sample.stages, push))?;
+            multi_chain.list("branch_blocks", &mut |push| blocks.iter().enumerate().try_for_each(|(b, block)| push(block_json(sample, b, block))))
+        }),
     }
-    Json::Object(obj)
+}
+
+/// One branch block of a multichain sample, with its branches and their stages.
+fn block_json(sample: &Sample, b: usize, block: &BranchBlock) -> Json {
+    let stage_by_number = |k: usize| sample.stages.iter().find(|s| s.number == k);
+    let branches: Vec<Json> = block
+        .branches
+        .iter()
+        .enumerate()
+        .map(|(i, branch)| {
+            let last = branch.stages.last().and_then(|&k| stage_by_number(k));
+            json!({
+                "branch_index": i,
+                "input_name": branch.input_name,
+                "input_value": branch.input_value.to_json(),
+                "final_output_name": last.map(|s| s.output_name()),
+                "final_output": last.map(|s| s.ground_truth.to_json()),
+                "stages": branch.stages.iter().filter_map(|&k| stage_by_number(k)).map(|s| Json::Object(stage_json(s))).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "block_index": b,
+        "expansion_task_number": block.expansion_task_number,
+        "expansion_output_name": format!("task_{}_out", block.expansion_task_number),
+        "branch_inputs": block.branches.iter().map(|br| br.input_name.clone()).collect::<Vec<_>>(),
+        "next_input_name": block.next_input_name,
+        "next_input_prelim_value": block.prelim.iter().map(|x| x.to_json()).collect::<Vec<_>>(),
+        "next_input_value": block.recombined.iter().map(|x| x.to_json()).collect::<Vec<_>>(),
+        "branches": branches,
+    })
 }
 
 /// The `images` entries of a sample (none without pictures): attachment index, task number, the PNG (a data

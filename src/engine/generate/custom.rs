@@ -320,10 +320,11 @@ impl Compiled<'_> {
         Ok((made, name))
     }
 
-    /// Position `j`'s instance, made again. The search already filtered the output, so this only checks that
-    /// it is the same.
-    fn replay(&self, j: usize) -> Result<(TaskInstance, String), String> {
-        let (instance, name) = self.again(j, |task, ctx, rng| task.instantiate(ctx, rng))?;
+    /// Position `j`'s instance, made again by `make` (`Task::instantiate`, or `Task::solve` when its text is not
+    /// needed: both advance the RNG alike). The search already filtered the output, so this only checks that it
+    /// is the same.
+    fn replay(&self, j: usize, make: impl FnOnce(&dyn Task, &TaskContext<'_>, &mut InstanceRng) -> Result<TaskInstance, TaskError>) -> Result<(TaskInstance, String), String> {
+        let (instance, name) = self.again(j, make)?;
         if Some(&instance.output) != self.values[self.order[j]].as_ref() {
             return Err(format!("{}: instantiated again with a different output", self.tasks[usize::from(self.made[j].task)].info().key));
         }
@@ -332,12 +333,23 @@ impl Compiled<'_> {
 
     /// The stage and instance of position `j`, instantiated again exactly as the search made it.
     fn stage(&self, j: usize) -> Result<(Stage, TaskInstance), String> {
+        let (instance, input_name) = self.replay(j, |task, ctx, rng| task.instantiate(ctx, rng))?;
+        Ok((self.stage_of(j, &instance, input_name)?, instance))
+    }
+
+    /// The stage record of position `j`, solved again without its text.
+    fn record(&self, j: usize) -> Result<Stage, String> {
+        let (instance, input_name) = self.replay(j, |task, ctx, rng| task.solve(ctx, rng))?;
+        self.stage_of(j, &instance, input_name)
+    }
+
+    /// Position `j`'s stage record from its instance.
+    fn stage_of(&self, j: usize, instance: &TaskInstance, input_name: String) -> Result<Stage, String> {
         let i = self.order[j];
         let g = self.graph.graph();
-        let (instance, input_name) = self.replay(j)?;
         let (input_value, _) = node_input(self.graph, i, j + 1, &self.values, &self.roots)?;
         let task = &self.tasks[usize::from(self.made[j].task)];
-        let stage = Stage {
+        Ok(Stage {
             number: j + 1,
             info: task.info().clone(),
             input_name,
@@ -348,8 +360,7 @@ impl Compiled<'_> {
             node_id: Some(g.nodes()[i].id.0.clone()),
             input_node_id: self.graph.preds(i).first().map(|&p| g.nodes()[p].id.0.clone()),
             picture: instance.picture.clone(),
-        };
-        Ok((stage, instance))
+        })
     }
 
     /// The prompt block of position `j`: only its text is made again (the search already holds the output).
@@ -375,44 +386,39 @@ impl Compiled<'_> {
         lines
     }
 
-    /// The prompt block of adapter node `i`.
-    fn adapter_block(&self, i: usize) -> Result<Option<(Prompt, AdapterRecord)>, String> {
+    /// The record of adapter node `i` (`None` for a task node).
+    fn adapter_record(&self, i: usize) -> Result<Option<AdapterRecord>, String> {
         let graph = self.graph;
         let g = graph.graph();
-        Ok(match &g.nodes()[i].kind {
-            NodeKind::Pick { index } => {
-                let source = graph.preds(i)[0];
-                let consumer = graph.succs(i)[0];
-                let name = format!("task_{}_input", graph.task_number(consumer).unwrap_or(0));
-                let source_name = output_name(graph, source);
-                let block = pick_line(&name, &source_name, *index);
-                let record = AdapterRecord {
-                    node_id: g.nodes()[i].id.0.clone(),
-                    op: "pick".into(),
-                    input_node_ids: vec![g.nodes()[source].id.0.clone()],
-                    input_names: vec![source_name],
-                    output_name: name,
-                    value: adapter_value(graph, i, &self.values)?,
-                };
-                Some((block, record))
-            }
-            NodeKind::Pack => {
-                let consumer = graph.succs(i)[0];
-                let name = format!("task_{}_input", graph.task_number(consumer).unwrap_or(0));
-                let sources: Vec<String> = graph.preds(i).iter().map(|&p| output_name(graph, p)).collect();
-                let block = recombination_paragraph(&name, &sources, false);
-                let record = AdapterRecord {
-                    node_id: g.nodes()[i].id.0.clone(),
-                    op: "pack".into(),
-                    input_node_ids: graph.preds(i).iter().map(|&p| g.nodes()[p].id.0.clone()).collect(),
-                    input_names: sources,
-                    output_name: name,
-                    value: adapter_value(graph, i, &self.values)?,
-                };
-                Some((block, record))
-            }
-            _ => None,
-        })
+        let (op, sources) = match &g.nodes()[i].kind {
+            NodeKind::Pick { .. } => ("pick", &graph.preds(i)[..1]),
+            NodeKind::Pack => ("pack", graph.preds(i)),
+            _ => return Ok(None),
+        };
+        let consumer = graph.succs(i)[0];
+        Ok(Some(AdapterRecord {
+            node_id: g.nodes()[i].id.0.clone(),
+            op: op.into(),
+            input_node_ids: sources.iter().map(|&p| g.nodes()[p].id.0.clone()).collect(),
+            input_names: sources.iter().map(|&p| output_name(graph, p)).collect(),
+            output_name: format!("task_{}_input", graph.task_number(consumer).unwrap_or(0)),
+            value: adapter_value(graph, i, &self.values)?,
+        }))
+    }
+
+    /// The prompt block and record of adapter node `i`.
+    fn adapter_block(&self, i: usize) -> Result<Option<(Prompt, AdapterRecord)>, String> {
+        let Some(record) = self.adapter_record(i)? else { return Ok(None) };
+        let block = match &self.graph.graph().nodes()[i].kind {
+            NodeKind::Pick { index } => pick_line(&record.output_name, &record.input_names[0], *index),
+            _ => recombination_paragraph(&record.output_name, &record.input_names, false),
+        };
+        Ok(Some((block, record)))
+    }
+
+    /// A failure to make again what the search made, as a streamed writer reports it.
+    fn problem(&self, reason: String) -> GenerateError {
+        GenerateError::Write(format!("{}: sample {}: {reason}", self.target.info().key, self.sample_idx))
     }
 
     /// The in-memory sample.
@@ -487,7 +493,7 @@ impl SampleView for Compiled<'_> {
 
     /// Writes the prompt piece by piece, as `join_blocks` would join its blocks.
     fn write_prompt(&self, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
-        let problem = |reason: String| GenerateError::Write(format!("{}: sample {}: {reason}", self.target.info().key, self.sample_idx));
+        let problem = |reason: String| self.problem(reason);
         let graph = self.graph;
         let g = graph.graph();
         let mut first = true;
@@ -525,6 +531,53 @@ impl SampleView for Compiled<'_> {
             name.clear();
             let _ = write!(name, "task_{}_out", j + 1);
             each(&name, value)?;
+        }
+        Ok(())
+    }
+
+    fn held(&self) -> Option<&Sample> {
+        None
+    }
+
+    /// As `into_sample` chooses it: the first root in topological order, else the first task's input.
+    fn chain_input(&self) -> Result<Value, GenerateError> {
+        if let Some(value) = self.order.iter().find_map(|&i| self.roots.get(i)) {
+            return Ok(value.clone());
+        }
+        let &first = self.order.first().ok_or_else(|| self.problem("no task nodes".into()))?;
+        node_input(self.graph, first, 1, &self.values, &self.roots).map(|(value, _)| value.into_owned()).map_err(|reason| self.problem(reason))
+    }
+
+    fn target_node(&self) -> Option<&str> {
+        Some(&self.graph.graph().nodes()[self.graph.target()].id.0)
+    }
+
+    fn for_each_stage(&self, each: &mut dyn FnMut(&Stage) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        for j in 0..self.order.len() {
+            match self.kept.get(j) {
+                Some(Some((stage, _))) => each(stage)?,
+                _ => each(&self.record(j).map_err(|reason| self.problem(reason))?)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn for_each_root(&self, each: &mut dyn FnMut(&RootInput) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        let g = self.graph.graph();
+        for (j, &i) in self.order.iter().enumerate() {
+            if let Some(value) = self.roots.get(i) {
+                // A root's input is named after its own task (`node_input`).
+                each(&RootInput { node_id: g.nodes()[i].id.0.clone(), input_name: format!("task_{}_input", j + 1), value: value.clone() })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn for_each_adapter(&self, each: &mut dyn FnMut(&AdapterRecord) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        for &i in self.graph.order() {
+            if let Some(record) = self.adapter_record(i).map_err(|reason| self.problem(reason))? {
+                each(&record)?;
+            }
         }
         Ok(())
     }

@@ -233,6 +233,20 @@ pub trait SampleView {
     fn write_prompt(&self, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
     /// Calls `each(output name, ground truth)` for every stage, in prompt order.
     fn for_each_stage_output(&self, each: &mut dyn FnMut(&str, &Value) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+    /// The sample itself when it is held whole; `None` for a compiled custom-graph sample, whose records come
+    /// from the methods below.
+    fn held(&self) -> Option<&Sample>;
+    /// The first stage's raw input (custom graphs: the first root's).
+    fn chain_input(&self) -> Result<Value, GenerateError>;
+    /// Custom graphs: the target's node id (`None` for the other topologies).
+    fn target_node(&self) -> Option<&str>;
+    /// Calls `each` with every stage record, in prompt order. A compiled sample makes each record again and
+    /// drops it after the call, so a million-stage sample never holds its records.
+    fn for_each_stage(&self, each: &mut dyn FnMut(&Stage) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+    /// Custom graphs: every root input, in topological order (none for the other topologies).
+    fn for_each_root(&self, each: &mut dyn FnMut(&RootInput) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
+    /// Custom graphs: every adapter's record, in topological order (none for the other topologies).
+    fn for_each_adapter(&self, each: &mut dyn FnMut(&AdapterRecord) -> Result<(), GenerateError>) -> Result<(), GenerateError>;
 }
 
 impl SampleView for Sample {
@@ -273,26 +287,78 @@ impl SampleView for Sample {
         }
         Ok(())
     }
+
+    fn held(&self) -> Option<&Sample> {
+        Some(self)
+    }
+
+    fn chain_input(&self) -> Result<Value, GenerateError> {
+        Ok(self.chain_input.clone())
+    }
+
+    fn target_node(&self) -> Option<&str> {
+        match &self.shape {
+            SampleShape::Custom { target_node, .. } => Some(target_node),
+            _ => None,
+        }
+    }
+
+    fn for_each_stage(&self, each: &mut dyn FnMut(&Stage) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        self.stages.iter().try_for_each(each)
+    }
+
+    fn for_each_root(&self, each: &mut dyn FnMut(&RootInput) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        match &self.shape {
+            SampleShape::Custom { roots, .. } => roots.iter().try_for_each(each),
+            _ => Ok(()),
+        }
+    }
+
+    fn for_each_adapter(&self, each: &mut dyn FnMut(&AdapterRecord) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        match &self.shape {
+            SampleShape::Custom { adapters, .. } => adapters.iter().try_for_each(each),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The targets of a run, in order.
 pub fn targets(config: &GenerateConfig, registry: &Registry) -> Result<Vec<Rc<dyn Task>>, GenerateError> {
     let mut out: Vec<Rc<dyn Task>> = match &config.topology {
         Topology::Custom(graph) => custom::targets(graph, &config.families, registry)?,
-        Topology::Multichain(structure) => {
-            multichain::check_feasible(structure, registry).map_err(GenerateError::Config)?;
-            let family = structure.last_family();
-            registry.family(family).into_iter().filter(|t| multichain::can_be_target(structure, t.info(), registry)).collect()
-        }
+        Topology::Multichain(structure) => multichain::split_targets(structure, registry).map_err(|e| GenerateError::Config(format!("this structure cannot be filled: {e}")))?.0,
         _ => config.families.iter().flat_map(|&f| registry.family(f)).collect(),
     };
     if !config.only_targets.is_empty() {
-        out.retain(|t| config.only_targets.iter().any(|k| k == &t.info().key || k == &t.info().name));
+        out.retain(|t| wanted(config, t.info()));
     }
     if out.is_empty() {
+        // Only skipped targets were asked for: say why the first of them cannot be one.
+        if let Some((key, reason)) = skipped_targets(config, registry).into_iter().next() {
+            return Err(GenerateError::Config(format!("{key} cannot be a target here: {reason}")));
+        }
         return Err(GenerateError::NoTargets);
     }
     Ok(out)
+}
+
+/// The tasks the topology rules out as targets before any search, each with a one-line reason, in registry
+/// order: for a multichain, the final family's tasks that cannot take what reaches the end (after a branch
+/// block, the recombined list). Only the tasks `only_targets` names, when it names any. Empty for the other
+/// topologies, and when the configuration cannot run at all (`targets` reports that).
+pub fn skipped_targets(config: &GenerateConfig, registry: &Registry) -> Vec<(String, String)> {
+    let Topology::Multichain(structure) = &config.topology else { return Vec::new() };
+    let Ok((_, misfits)) = multichain::split_targets(structure, registry) else { return Vec::new() };
+    misfits
+        .into_iter()
+        .filter(|(task, _)| config.only_targets.is_empty() || wanted(config, task.info()))
+        .map(|(task, reason)| (task.info().key.clone(), reason))
+        .collect()
+}
+
+/// True if `only_targets` names the task (by key or name).
+fn wanted(config: &GenerateConfig, info: &TaskInfo) -> bool {
+    config.only_targets.iter().any(|k| k == &info.key || k == &info.name)
 }
 
 /// Generates every sample of a run, calling `progress(done, total)` after each.
@@ -374,8 +440,15 @@ fn generate_for(config: &GenerateConfig, registry: &Registry, target_index: usiz
     // Whole attempts, as the reference makes them; then, for chains and multichains whose attempts all failed
     // (long ones), repair searches numbered after them, each with a share of the sample's try budget.
     let repairs = if stage_count > 0 { config.max_attempts } else { 0 };
+    // A multichain that asks a family for more tasks than it has cannot be made without repeats, which only
+    // repair searches allow: its whole attempts would all fail, so they are skipped (the repairs keep their
+    // numbers, hence their draws).
+    let first = match &config.topology {
+        Topology::Multichain(structure) if !multichain::distinct_tasks_suffice(structure, registry) => config.max_attempts,
+        _ => 0,
+    };
     let mut attempts = 0;
-    for attempt in 0..config.max_attempts.saturating_add(repairs) {
+    for attempt in first..config.max_attempts.saturating_add(repairs) {
         let mode = if attempt < config.max_attempts { Mode::Single } else { Mode::Repair };
         if mode == Mode::Repair {
             if budget.spent() {

@@ -25,8 +25,9 @@ enum Place {
     Branch { block: usize, branch: usize, first: bool, last: bool },
 }
 
-/// Positions in numbering order: each flat segment, then each block's branches one after another.
-fn positions(structure: &Structure) -> Vec<(Family, Place)> {
+/// Positions in numbering order: each flat segment, then each block's branches one after another; with each
+/// position's family, place and (0-based) structure item.
+fn positions(structure: &Structure) -> Vec<(Family, Place, usize)> {
     let items = &structure.items;
     let mut out = Vec::new();
     let mut block = 0;
@@ -36,7 +37,7 @@ fn positions(structure: &Structure) -> Vec<(Family, Place)> {
         match &items[k] {
             StructureItem::Flat(f) => {
                 let last_before_block = matches!(items.get(k + 1), Some(StructureItem::Branch(_)));
-                out.push((*f, Place::Flat { first_after_block: after_block, last_before_block }));
+                out.push((*f, Place::Flat { first_after_block: after_block, last_before_block }, k));
                 after_block = false;
                 k += 1;
             }
@@ -44,7 +45,7 @@ fn positions(structure: &Structure) -> Vec<(Family, Place)> {
                 let mut branch = 0;
                 while let Some(StructureItem::Branch(tasks)) = items.get(k) {
                     for (i, f) in tasks.iter().enumerate() {
-                        out.push((*f, Place::Branch { block, branch, first: i == 0, last: i + 1 == tasks.len() }));
+                        out.push((*f, Place::Branch { block, branch, first: i == 0, last: i + 1 == tasks.len() }, k));
                     }
                     branch += 1;
                     k += 1;
@@ -57,31 +58,289 @@ fn positions(structure: &Structure) -> Vec<(Family, Place)> {
     out
 }
 
-/// Checks that every position can be filled at all: a list-producing task before each block, list-taking tasks
-/// after it, scalar tasks inside branches.
-pub fn check_feasible(structure: &Structure, registry: &Registry) -> Result<(), String> {
-    for (family, place) in positions(structure) {
-        let (input, output, what) = match place {
-            Place::Flat { last_before_block: true, .. } => (None, Some(Kind::List), "outputs a list (to split into branches)"),
-            Place::Flat { first_after_block: true, .. } => (Some(Kind::List), None, "takes a list (the recombined branches)"),
-            Place::Branch { first: true, .. } => (Some(Kind::Scalar), None, "takes a scalar (a branch input)"),
-            Place::Branch { last: true, .. } => (None, Some(Kind::Scalar), "outputs a scalar (a branch result)"),
-            _ => (None, None, ""),
-        };
-        if registry.matching(family, input, output).is_empty() {
-            return Err(format!("this structure needs a {family} task that {what}, and there is none"));
+/// Splits the final family's tasks into those that can end `structure` and those that cannot, each of the
+/// latter with why (its input kinds against what reaches the end: after a block, the recombined list).
+///
+/// Fails, before any search, when some position cannot be filled at all (a list-producing task before each
+/// block, scalar tasks inside branches, list-taking tasks after them, and matching kinds in between), naming the
+/// first such position.
+pub fn split_targets(structure: &Structure, registry: &Registry) -> Result<(Vec<Rc<dyn Task>>, Vec<(Rc<dyn Task>, String)>), String> {
+    let plan = KindPlan::new(structure, registry);
+    let reach = plan.reach()?;
+    let mut fit = Vec::new();
+    let mut misfit = Vec::new();
+    for task in registry.family(structure.last_family()) {
+        match plan.target_misfit(&reach, task.info()) {
+            None => fit.push(task),
+            Some(reason) => misfit.push((task, reason)),
         }
     }
-    Ok(())
+    Ok((fit, misfit))
 }
 
-/// True if `target` can end this structure (it must take a list when it directly follows a block).
-pub fn can_be_target(structure: &Structure, target: &TaskInfo, registry: &Registry) -> bool {
-    let places = positions(structure);
-    match places.last() {
-        Some((_, Place::Flat { first_after_block: true, .. })) => target.accepts(Kind::List),
-        Some(_) => places.len() == 1 || target.input_kinds.iter().any(|&k| !registry.matching(places[places.len() - 2].0, None, Some(k)).is_empty()),
-        None => false,
+/// True when a single pass (which never repeats a task) can fill the structure at all: no family is asked for
+/// more tasks than it has. Otherwise only repair searches, which may repeat a task, can make a sample.
+pub fn distinct_tasks_suffice(structure: &Structure, registry: &Registry) -> bool {
+    let mut wanted: HashMap<Family, usize> = HashMap::new();
+    for (family, _, _) in positions(structure) {
+        *wanted.entry(family).or_default() += 1;
+    }
+    wanted.into_iter().all(|(family, count)| count <= registry.family(family).len())
+}
+
+/// True unless `task`'s lists always have fewer than `branches` elements (a list split into branches needs one
+/// per branch).
+fn long_enough(task: &dyn Task, branches: usize) -> bool {
+    branches == 0 || task.fixed_list_len().is_none_or(|len| len >= branches)
+}
+
+/// A set of value kinds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Kinds {
+    scalar: bool,
+    list: bool,
+}
+
+impl Kinds {
+    const NONE: Kinds = Kinds { scalar: false, list: false };
+    const ALL: Kinds = Kinds { scalar: true, list: true };
+
+    fn one(kind: Kind) -> Kinds {
+        Kinds { scalar: kind == Kind::Scalar, list: kind == Kind::List }
+    }
+
+    fn of(kinds: &[Kind]) -> Kinds {
+        kinds.iter().fold(Kinds::NONE, |set, &k| set.or(Kinds::one(k)))
+    }
+
+    fn has(self, kind: Kind) -> bool {
+        match kind {
+            Kind::Scalar => self.scalar,
+            Kind::List => self.list,
+        }
+    }
+
+    fn or(self, other: Kinds) -> Kinds {
+        Kinds { scalar: self.scalar || other.scalar, list: self.list || other.list }
+    }
+
+    fn and(self, other: Kinds) -> Kinds {
+        Kinds { scalar: self.scalar && other.scalar, list: self.list && other.list }
+    }
+
+    fn is_empty(self) -> bool {
+        self == Kinds::NONE
+    }
+}
+
+impl std::fmt::Display for Kinds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match (self.scalar, self.list) {
+            (true, true) => "a scalar or a list",
+            (true, false) => "a scalar",
+            (false, true) => "a list",
+            (false, false) => "nothing",
+        })
+    }
+}
+
+/// Which (input kind, output kind) pairs a set of tasks offers.
+#[derive(Clone, Copy, Debug, Default)]
+struct Offers {
+    /// Outputs of the tasks that take a scalar, and of those that take a list.
+    from_scalar: Kinds,
+    from_list: Kinds,
+}
+
+impl Offers {
+    fn of<'a>(infos: impl IntoIterator<Item = &'a TaskInfo>) -> Offers {
+        let mut offers = Offers::default();
+        for info in infos {
+            let out = Kinds::one(info.output_kind);
+            if info.accepts(Kind::Scalar) {
+                offers.from_scalar = offers.from_scalar.or(out);
+            }
+            if info.accepts(Kind::List) {
+                offers.from_list = offers.from_list.or(out);
+            }
+        }
+        offers
+    }
+
+    /// The kinds some task taking a kind of `inputs` gives.
+    fn outputs(self, inputs: Kinds) -> Kinds {
+        let scalar = if inputs.scalar { self.from_scalar } else { Kinds::NONE };
+        let list = if inputs.list { self.from_list } else { Kinds::NONE };
+        scalar.or(list)
+    }
+
+    /// The kinds some task giving a kind of `outputs` takes.
+    fn inputs(self, outputs: Kinds) -> Kinds {
+        Kinds { scalar: !self.from_scalar.and(outputs).is_empty(), list: !self.from_list.and(outputs).is_empty() }
+    }
+
+    /// True if some task takes a kind of `inputs`.
+    fn takes(self, inputs: Kinds) -> bool {
+        !self.outputs(inputs).is_empty()
+    }
+}
+
+/// A structure's positions and what their families offer, for the kind reasoning done before any search.
+struct KindPlan {
+    places: Vec<(Family, Place)>,
+    /// 0-based structure item of each position.
+    items: Vec<usize>,
+    sources: Vec<Source>,
+    /// For an expansion position: how many branches its list feeds (0 elsewhere).
+    branch_counts: Vec<usize>,
+    /// What each position's candidates offer, by (family, branches fed).
+    offers: HashMap<(Family, usize), Offers>,
+    /// What each family offers when list lengths are not asked about.
+    unbounded: HashMap<Family, Offers>,
+}
+
+impl KindPlan {
+    fn new(structure: &Structure, registry: &Registry) -> KindPlan {
+        let (places, items): (Vec<_>, Vec<_>) = positions(structure).into_iter().map(|(f, place, item)| ((f, place), item)).unzip();
+        let sources = sources(&places);
+        let mut branch_counts = vec![0; places.len()];
+        for source in &sources {
+            if let Source::Element { from, .. } = source {
+                branch_counts[*from] += 1;
+            }
+        }
+        let mut offers = HashMap::new();
+        let mut unbounded = HashMap::new();
+        for (p, (family, _)) in places.iter().enumerate() {
+            let need = branch_counts[p];
+            if offers.contains_key(&(*family, need)) {
+                continue;
+            }
+            let tasks = registry.family(*family);
+            offers.insert((*family, need), Offers::of(tasks.iter().filter(|t| long_enough(t.as_ref(), need)).map(|t| t.info())));
+            unbounded.entry(*family).or_insert_with(|| Offers::of(tasks.iter().map(|t| t.info())));
+        }
+        KindPlan { places, items, sources, branch_counts, offers, unbounded }
+    }
+
+    fn offers(&self, p: usize) -> Offers {
+        self.offers.get(&(self.places[p].0, self.branch_counts[p])).copied().unwrap_or_default()
+    }
+
+    /// The kinds that can reach position `p`, given what the earlier positions can output (`out`).
+    fn incoming(&self, p: usize, out: &[Kinds]) -> Kinds {
+        match &self.sources[p] {
+            Source::Root => Kinds::ALL,
+            Source::Previous(q) => out[*q],
+            Source::Element { from, .. } => if out[*from].list { Kinds::one(Kind::Scalar) } else { Kinds::NONE },
+            Source::Recombined(lasts) => if lasts.iter().all(|&q| out[q].scalar) { Kinds::one(Kind::List) } else { Kinds::NONE },
+        }
+    }
+
+    /// What feeds position `p`, for reasons.
+    fn incoming_origin(&self, p: usize) -> String {
+        match &self.sources[p] {
+            Source::Root => "a fresh input".into(),
+            Source::Previous(q) => format!("the output of task {}", q + 1),
+            Source::Element { .. } => "an element of the list split into branches".into(),
+            Source::Recombined(_) => "the branches recombined into a list".into(),
+        }
+    }
+
+    /// Where position `p` sits, e.g. `task 4 (structure item 3: task 1 of branch 2 in block 1)`.
+    fn locate(&self, p: usize) -> String {
+        let item = self.items[p] + 1;
+        match self.places[p].1 {
+            Place::Flat { .. } if p + 1 == self.places.len() => format!("task {} (structure item {item}, the target)", p + 1),
+            Place::Flat { .. } => format!("task {} (structure item {item})", p + 1),
+            Place::Branch { block, branch, .. } => {
+                let first = self.places.iter().position(|(_, place)| matches!(place, Place::Branch { block: b, branch: r, .. } if *b == block && *r == branch)).unwrap_or(p);
+                format!("task {} (structure item {item}: task {} of branch {} in block {})", p + 1, p - first + 1, branch + 1, block + 1)
+            }
+        }
+    }
+
+    /// The output kinds of every position before the target on some kind-correct filling of the positions
+    /// before it (forward reachability); or the first position nothing fits, located, with why. The target's
+    /// position is checked too: some task of its family must take what reaches it.
+    fn reach(&self) -> Result<Vec<Kinds>, String> {
+        let n = self.places.len();
+        let mut out = vec![Kinds::NONE; n];
+        for p in 0..n {
+            let family = self.places[p].0;
+            let incoming = self.incoming(p, &out);
+            let offers = self.offers(p);
+            let unbounded = self.unbounded.get(&family).copied().unwrap_or_default();
+            if !unbounded.takes(incoming) {
+                return Err(format!("{}: no {family} task takes {incoming} ({})", self.locate(p), self.incoming_origin(p)));
+            }
+            let (required, purpose) = match self.places[p].1 {
+                Place::Flat { last_before_block: true, .. } => (Kinds::one(Kind::List), format!(" (to split into {} branches)", self.branch_counts[p])),
+                Place::Branch { last: true, .. } => (Kinds::one(Kind::Scalar), " (a branch result)".to_string()),
+                _ => (Kinds::ALL, String::new()),
+            };
+            out[p] = offers.outputs(incoming).and(required);
+            if out[p].is_empty() {
+                let taken = unbounded.inputs(Kinds::ALL).and(incoming);
+                let branches = self.branch_counts[p];
+                let any_length = unbounded.outputs(incoming).and(required);
+                if branches > 0 && !any_length.is_empty() {
+                    return Err(format!("{}: no {family} task that takes {taken} outputs a list of at least {branches} elements{purpose}", self.locate(p)));
+                }
+                return Err(format!("{}: no {family} task that takes {taken} outputs {required}{purpose}", self.locate(p)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Why `target` cannot end the structure, or `None` when it can (`reach` from `Self::reach`).
+    fn target_misfit(&self, reach: &[Kinds], target: &TaskInfo) -> Option<String> {
+        let last = self.places.len().checked_sub(1)?;
+        let incoming = self.incoming(last, reach);
+        let takes = Kinds::of(&target.input_kinds);
+        if !takes.and(incoming).is_empty() {
+            return None;
+        }
+        Some(match &self.sources[last] {
+            Source::Recombined(_) => format!("it takes {takes}, and the branch block before it recombines into {incoming}"),
+            Source::Previous(q) => format!("it takes {takes}, and task {} before it can only output {incoming}", q + 1),
+            Source::Root | Source::Element { .. } => format!("it takes {takes}, and only {incoming} can reach it"),
+        })
+    }
+
+    /// For every position, the output kinds that still let the rest of the structure be filled and end in
+    /// `target` (backward viability). The search offers a position only tasks with such outputs, so it never
+    /// walks into a position no task fits.
+    fn viable_outputs(&self, target: &TaskInfo) -> Vec<Kinds> {
+        let n = self.places.len();
+        // What each position may take and still let the rest be filled; the target takes what it accepts.
+        let mut takes = vec![Kinds::NONE; n];
+        let mut viable = vec![Kinds::ALL; n];
+        let Some(last) = n.checked_sub(1) else { return viable };
+        takes[last] = Kinds::of(&target.input_kinds);
+        // Every consumer comes after what it consumes, so one backward sweep sees all of them.
+        let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (c, source) in self.sources.iter().enumerate() {
+            match source {
+                Source::Root => {}
+                Source::Previous(q) | Source::Element { from: q, .. } => consumers[*q].push(c),
+                Source::Recombined(lasts) => lasts.iter().for_each(|&q| consumers[q].push(c)),
+            }
+        }
+        for p in (0..last).rev() {
+            let mut ok = Kinds::ALL;
+            for &c in &consumers[p] {
+                let passes = match self.sources[c] {
+                    Source::Element { .. } => if takes[c].scalar { Kinds::one(Kind::List) } else { Kinds::NONE },
+                    Source::Recombined(_) => if takes[c].list { Kinds::one(Kind::Scalar) } else { Kinds::NONE },
+                    _ => takes[c],
+                };
+                ok = ok.and(passes);
+            }
+            viable[p] = ok;
+            takes[p] = self.offers(p).inputs(ok);
+        }
+        viable
     }
 }
 
@@ -125,23 +384,19 @@ fn sources(places: &[(Family, Place)]) -> Vec<Source> {
 
 /// One multichain sample, or `None` when this attempt failed (the reason is in `budget.stuck`).
 pub fn multichain(structure: &Structure, registry: &Registry, target: &Rc<dyn Task>, mode: Mode, rng: &mut InstanceRng, derive: &dyn Fn(usize, u64) -> InstanceRng, budget: &mut Budget) -> Result<Option<Sample>, String> {
-    let places = positions(structure);
+    let plan = KindPlan::new(structure, registry);
+    let viable = plan.viable_outputs(target.info());
+    let KindPlan { places, sources, branch_counts, .. } = plan;
     let mut stages = MultichainStages {
-        sources: sources(&places),
-        branch_counts: (0..places.len()).map(|_| 0).collect(),
+        sources,
+        branch_counts,
+        viable,
         places,
         registry,
         target: target.clone(),
         counts: HashMap::from([(target.info().key.clone(), 1)]),
         repeats: mode == Mode::Repair,
     };
-    let mut block = 0;
-    for p in 0..stages.places.len() {
-        if let Place::Flat { last_before_block: true, .. } = stages.places[p].1 {
-            stages.branch_counts[p] = branch_count(structure, block);
-            block += 1;
-        }
-    }
     let Some(made) = search(&mut stages, mode, rng, derive, budget) else { return Ok(None) };
     assemble(&stages.places, target, made).map(Some)
 }
@@ -152,6 +407,8 @@ struct MultichainStages<'a> {
     sources: Vec<Source>,
     /// For an expansion position: how many branches its list feeds.
     branch_counts: Vec<usize>,
+    /// The output kinds each position may give and still let the rest be filled (`KindPlan::viable_outputs`).
+    viable: Vec<Kinds>,
     registry: &'a Registry,
     target: Rc<dyn Task>,
     counts: HashMap<String, usize>,
@@ -200,9 +457,10 @@ impl Stages for MultichainStages<'_> {
         self.places.len()
     }
 
-    /// The family's tasks that take the incoming kind and give the required one, not yet used (in a repair search:
-    /// any, once every fitting task is used), in random order; the target alone at the end. A position whose list
-    /// ran out is not redrawn: the search backs up to the position that feeds it.
+    /// The family's tasks that take the incoming kind and give a kind the rest of the structure can use (the
+    /// required one before a block and at a branch's end), not yet used (in a repair search: any, once every
+    /// fitting task is used), in random order; the target alone at the end. A position whose list ran out is not
+    /// redrawn: the search backs up to the position that feeds it.
     fn candidates(&mut self, p: usize, made: &[Option<Self::Made>], round: Round, rng: &mut InstanceRng) -> Vec<Rc<dyn Task>> {
         let n = self.places.len();
         if p + 1 == n {
@@ -215,12 +473,12 @@ impl Stages for MultichainStages<'_> {
             Ok((_, value)) => value.map(|v| v.kind()),
             Err(_) => return Vec::new(),
         };
-        let next_target_kinds: Option<&[Kind]> = if p + 2 == n { Some(&self.target.info().input_kinds) } else { None };
+        let (viable, branches) = (self.viable[p], self.branch_counts[p]);
         let fitting: Vec<Rc<dyn Task>> = self
             .registry
-            .matching(self.places[p].0, incoming, self.required_output(p))
+            .matching(self.places[p].0, incoming, None)
             .into_iter()
-            .filter(|t| next_target_kinds.is_none_or(|ks| ks.contains(&t.info().output_kind)))
+            .filter(|t| viable.has(t.info().output_kind) && long_enough(t.as_ref(), branches))
             .collect();
         let unused: Vec<Rc<dyn Task>> = fitting.iter().filter(|t| self.counts.get(&t.info().key).is_none_or(|&c| c == 0)).cloned().collect();
         let mut list = if unused.is_empty() && self.repeats { fitting } else { unused };
@@ -354,28 +612,6 @@ fn assemble(places: &[(Family, Place)], target: &Rc<dyn Task>, made: Vec<(Stage,
     })
 }
 
-/// Number of branches in block `block`.
-fn branch_count(structure: &Structure, block: usize) -> usize {
-    let mut seen = 0;
-    let mut k = 0;
-    let items = &structure.items;
-    while k < items.len() {
-        if matches!(items[k], StructureItem::Branch(_)) {
-            let start = k;
-            while k < items.len() && matches!(items[k], StructureItem::Branch(_)) {
-                k += 1;
-            }
-            if seen == block {
-                return k - start;
-            }
-            seen += 1;
-        } else {
-            k += 1;
-        }
-    }
-    0
-}
-
 /// Task numbers of the first task of each branch of the block that follows position `p`.
 fn branch_starts(places: &[(Family, Place)], block: usize, p: usize) -> Vec<usize> {
     places
@@ -389,10 +625,274 @@ fn branch_starts(places: &[(Family, Place)], block: usize, p: usize) -> Vec<usiz
 
 #[cfg(test)]
 mod tests {
-    use super::super::{generate, generate_sample, parse_structure, GenerateConfig, SampleShape, Topology};
-    use crate::engine::tasks::registry::builtin;
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use super::super::text::recombine;
+    use super::super::{generate, generate_sample, parse_structure, skipped_targets, targets, GenerateConfig, GenerateError, Sample, SampleShape, Topology};
+    use crate::engine::tasks::image::{ImageParams, Numbering};
+    use crate::engine::tasks::math::{self, SolveError};
+    use crate::engine::tasks::registry::{builtin, builtin_with, Registry};
     use crate::engine::tasks::Family;
-    use crate::engine::value::Value;
+    use crate::engine::value::{Kind, Value};
+
+    /// Built-in tasks with small pictures: image stages cost a fraction of the default's drawing time in debug
+    /// builds, and structures do not depend on the picture's size.
+    fn small_pictures() -> Registry {
+        builtin_with(small_picture_params())
+    }
+
+    fn small_picture_params() -> ImageParams {
+        let params = ImageParams { num_paths: 4, nodes_per_path: 4, width: 800, height: 600, perturbation: 40, ..ImageParams::default() };
+        assert_eq!(params.check(), Ok(()));
+        params
+    }
+
+    fn multichain_config(text: &str, samples_per_target: u32) -> GenerateConfig {
+        let structure = parse_structure(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mut config = GenerateConfig::new(Topology::Multichain(structure), vec![Family::Math]);
+        config.samples_per_target = samples_per_target;
+        config.seed = 5;
+        config
+    }
+
+    /// Checks a multichain sample's wiring: every branch starts from its element of the expansion list, every
+    /// post-block task reads the recombination of the branch results, and the last stage is the target. Math
+    /// stages without drawn parameters are recomputed with the operator; returns how many were.
+    fn check_wiring(sample: &Sample) -> usize {
+        let SampleShape::Multichain { blocks } = &sample.shape else { panic!("multichain shape") };
+        let stage = |number: usize| &sample.stages[number - 1];
+        for block in blocks {
+            let Value::List(expansion) = &stage(block.expansion_task_number).ground_truth else { panic!("the expansion is a list") };
+            let mut results = Vec::new();
+            for (i, branch) in block.branches.iter().enumerate() {
+                assert_eq!(branch.input_value, expansion[i], "branch {i} takes element {i}");
+                let Value::Scalar(x) = stage(*branch.stages.last().expect("a branch has tasks")).ground_truth else { panic!("a branch result is a scalar") };
+                results.push(x);
+            }
+            assert_eq!(block.prelim, results);
+            assert_eq!(block.recombined, recombine(&results));
+            let next = sample.stages.iter().find(|s| s.input_name == block.next_input_name).expect("a task after the block");
+            assert_eq!(next.input_value, Value::List(block.recombined.clone()), "task {} reads the recombined list", next.number);
+        }
+        let last = sample.stages.last().expect("stages");
+        assert_eq!(last.info.key, sample.target.key);
+        assert_eq!((&sample.ground_truth, sample.target_output_name.as_str()), (&last.ground_truth, last.output_name().as_str()));
+        let mut recomputed = 0;
+        for stage in sample.stages.iter().filter(|s| s.info.family == Family::Math) {
+            match math::solve(&stage.info.name, &stage.input_value, &serde_json::Value::Null) {
+                Ok(value) => {
+                    assert_eq!(value, stage.ground_truth, "task {} ({}) recomputed", stage.number, stage.info.key);
+                    recomputed += 1;
+                }
+                // Parameters drawn for the stage are only in its prompt.
+                Err(SolveError::MissingParam { .. }) => {}
+                Err(e) => panic!("task {} ({}): {e}", stage.number, stage.info.key),
+            }
+        }
+        recomputed
+    }
+
+    /// Generates one sample per target of `text`; checks the targets are exactly the final family's tasks that
+    /// take a list (the recombined value), the others skipped with the reason, and every sample's wiring.
+    fn check_ends_after_a_block(text: &str, registry: &Registry) {
+        let config = multichain_config(text, 1);
+        let fit: Vec<String> = targets(&config, registry).unwrap_or_else(|e| panic!("{text}: {e}")).iter().map(|t| t.info().key.clone()).collect();
+        let skipped = skipped_targets(&config, registry);
+        let family = registry.family(Family::Math);
+        let takes_list: Vec<String> = family.iter().filter(|t| t.info().accepts(Kind::List)).map(|t| t.info().key.clone()).collect();
+        let others: Vec<String> = family.iter().filter(|t| !t.info().accepts(Kind::List)).map(|t| t.info().key.clone()).collect();
+        assert_eq!(fit, takes_list, "{text}: the targets are the tasks that take the recombined list");
+        assert_eq!(skipped.iter().map(|(key, _)| key.clone()).collect::<Vec<_>>(), others, "{text}: every other task is named");
+        assert!(!fit.is_empty() && !others.is_empty());
+        for (key, reason) in &skipped {
+            assert_eq!(reason, "it takes a scalar, and the branch block before it recombines into a list", "{key}");
+        }
+        let samples = generate(&config, registry, &mut |_, _| {}).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(samples.iter().map(|s| s.target.key.clone()).collect::<Vec<_>>(), fit, "{text}: one sample per target");
+        let recomputed: usize = samples.iter().map(check_wiring).sum();
+        assert!(recomputed >= samples.len(), "{text}: {recomputed} stages recomputed");
+    }
+
+    #[test]
+    fn a_target_right_after_a_block_is_drawn_from_the_tasks_taking_the_recombined_list() {
+        let registry = builtin();
+        for text in ["m,[m,m],[m,m],m", "m,m,[m,m],[m,m],m", "m,[m],[m],m", "m,[m,m],[m,m,m],m"] {
+            check_ends_after_a_block(text, &registry);
+        }
+    }
+
+    #[test]
+    fn an_image_task_can_split_into_the_block_before_the_target() {
+        let registry = small_pictures();
+        for text in ["m,i,[m,m],[m,m],m", "m,m,i,[m,m],[m,m],m", "m,i,[m],[m],m", "m,i,[m,m],[m,m,m],m"] {
+            check_ends_after_a_block(text, &registry);
+        }
+    }
+
+    #[test]
+    fn structures_no_task_can_fill_are_refused_at_the_position_before_any_search() {
+        let registry = small_pictures();
+        for (text, needle) in [
+            // A path of the small pictures has 4 numbers.
+            ("i,[m],[m],[m],[m],[m],m", "task 1 (structure item 1): no image task that takes a scalar outputs a list of at least 5 elements (to split into 5 branches)"),
+            ("g,g,[g,g],[g,g],g", "task 2 (structure item 2): no gsm task that takes a scalar outputs a list (to split into 2 branches)"),
+            ("m,[m,m],[m,m],i", "task 6 (structure item 4, the target): no image task takes a list (the branches recombined into a list)"),
+            ("m,[m,i],[m],m", "task 3 (structure item 2: task 2 of branch 1 in block 1): no image task that takes a scalar outputs a scalar (a branch result)"),
+            ("m,i,i,[m],[m],m", "task 3 (structure item 3): no image task takes a list (the output of task 2)"),
+        ] {
+            let config = multichain_config(text, 1);
+            match targets(&config, &registry) {
+                Err(GenerateError::Config(message)) => assert_eq!(message, format!("this structure cannot be filled: {needle}"), "{text}"),
+                other => panic!("{text}: {:?}", other.map(|t| t.len())),
+            }
+            assert!(skipped_targets(&config, &registry).is_empty());
+        }
+    }
+
+    #[test]
+    fn asking_only_for_a_skipped_target_says_why_it_cannot_be_one() {
+        let registry = builtin();
+        let mut config = multichain_config("m,[m,m],[m,m],m", 1);
+        let (skipped, _) = skipped_targets(&config, &registry).into_iter().next().expect("some task takes a scalar");
+        config.only_targets = vec![skipped.clone()];
+        assert_eq!(skipped_targets(&config, &registry).len(), 1);
+        let error = targets(&config, &registry).err().map(|e| e.to_string());
+        assert_eq!(error, Some(format!("invalid configuration: {skipped} cannot be a target here: it takes a scalar, and the branch block before it recombines into a list")));
+    }
+
+    #[test]
+    fn a_target_after_a_flat_task_is_skipped_when_nothing_before_it_gives_its_kind() {
+        // An image task outputs only lists, so a target right after it must take a list.
+        let registry = small_pictures();
+        let config = multichain_config("m,[m,m],[m,m],m,i,m", 1);
+        let skipped = skipped_targets(&config, &registry);
+        assert!(!skipped.is_empty());
+        for (key, reason) in &skipped {
+            assert!(!registry.by_name(Family::Math, key.trim_start_matches("math.")).expect("a math task").info().accepts(Kind::List));
+            assert_eq!(reason, "it takes a scalar, and task 7 before it can only output a list", "{key}");
+        }
+    }
+
+    #[test]
+    fn whole_attempts_are_skipped_only_when_a_family_has_too_few_tasks() {
+        let registry = small_pictures();
+        let twice = parse_structure("m,[i,m],[i,m],m").expect("valid");
+        assert!(!super::distinct_tasks_suffice(&twice, &registry), "one image task, two image positions");
+        assert!(super::distinct_tasks_suffice(&parse_structure("m,i,[m,m],[m,m],m").expect("valid"), &registry));
+        let mut config = GenerateConfig::new(Topology::Multichain(twice), vec![Family::Math]);
+        config.samples_per_target = 1;
+        config.only_targets = vec![targets(&config, &registry).expect("targets")[0].info().key.clone()];
+        let samples = generate(&config, &registry, &mut |_, _| {}).expect("repairs may repeat the image task");
+        assert_eq!(samples[0].pictures().len(), 2);
+        check_wiring(&samples[0]);
+    }
+
+    /// One element of a drawn structure: a flat task or a block of branches (family letters).
+    #[derive(Clone, Debug)]
+    enum Element {
+        Flat(char),
+        Block(Vec<Vec<char>>),
+    }
+
+    /// The structure's text, e.g. `m,[m,p],[i],g` for a flat task, a block of two branches and a flat task.
+    fn structure_text(elements: &[Element]) -> String {
+        let letters = |tasks: &[char]| tasks.iter().map(char::to_string).collect::<Vec<_>>().join(",");
+        let parts: Vec<String> = elements
+            .iter()
+            .map(|element| match element {
+                Element::Flat(family) => family.to_string(),
+                Element::Block(branches) => branches.iter().map(|b| format!("[{}]", letters(b))).collect::<Vec<_>>().join(","),
+            })
+            .collect();
+        parts.join(",")
+    }
+
+    /// A flat task or a block of 1 to 3 branches of 1 to 3 tasks, over the families m, g, p, i.
+    fn element() -> impl Strategy<Value = Element> {
+        prop_oneof![family().prop_map(Element::Flat), prop::collection::vec(prop::collection::vec(family(), 1..=3), 1..=3).prop_map(Element::Block)]
+    }
+
+    /// A family letter; image tasks (scalar in, list out) are rarer, since most places refuse them.
+    fn family() -> impl Strategy<Value = char> {
+        prop::sample::select(vec!['m', 'm', 'm', 'p', 'p', 'g', 'g', 'i'])
+    }
+
+    /// 2 to 8 elements: mostly a block framed by flat tasks with more elements around it (as the grammar
+    /// wants), sometimes anything.
+    fn elements() -> impl Strategy<Value = Vec<Element>> {
+        let block = prop::collection::vec(prop::collection::vec(family(), 1..=3), 2..=3).prop_map(Element::Block);
+        let around = || prop::collection::vec(element(), 0..=2);
+        let framed = (family(), around(), block, around(), family()).prop_map(|(first, before, block, after, last)| {
+            let mut all = vec![Element::Flat(first)];
+            all.extend(before);
+            all.push(block);
+            all.extend(after);
+            all.push(Element::Flat(last));
+            all
+        });
+        prop_oneof![4 => framed, 1 => prop::collection::vec(element(), 2..=8)]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+        /// Any structure the grammar can spell either generates a sample for a target that fits, or is refused
+        /// before any search with a reason; it never fails after searching.
+        #[test]
+        fn every_structure_generates_or_is_refused_up_front(elements in elements(), pick in any::<prop::sample::Index>()) {
+            SMALL_PICTURES.with(|registry| every_structure_generates_or_is_refused(registry, &elements, pick))?;
+        }
+    }
+
+    thread_local! {
+        /// Built once: building a registry parses the Python pool. Shuffled numbering: with sequential numbers a
+        /// path reads as a run, on which a few list targets (inversions, permutation order, convex hull) are
+        /// always degenerate, a property of values the kind analysis does not see.
+        static SMALL_PICTURES: Registry = builtin_with(ImageParams { numbering: Numbering::Shuffled, ..small_picture_params() });
+    }
+
+    fn every_structure_generates_or_is_refused(registry: &Registry, elements: &[Element], pick: prop::sample::Index) -> Result<(), TestCaseError> {
+        // Known limit, not of kinds: a picture's fixed-length, run-like lists leave some targets right after an
+        // image task degenerate on every draw (inversions, some Python traces); those fail after searching.
+        let image_feeds_target = matches!(elements.iter().rev().nth(1), Some(Element::Flat('i')));
+        prop_assume!(!image_feeds_target);
+        let text = structure_text(elements);
+        let structure = match parse_structure(&text) {
+            Ok(structure) => structure,
+            Err(refused) => {
+                prop_assert!(!refused.to_string().is_empty());
+                return Ok(());
+            }
+        };
+        let mut config = GenerateConfig::new(Topology::Multichain(structure.clone()), vec![Family::Math]);
+        config.samples_per_target = 1;
+        let fit = match targets(&config, registry) {
+            Ok(fit) => fit,
+            Err(GenerateError::Config(reason)) => {
+                prop_assert!(reason.starts_with("this structure cannot be filled: task "), "{}: {}", text, reason);
+                return Ok(());
+            }
+            Err(other) => return Err(TestCaseError::fail(format!("{text}: refused without a reason: {other}"))),
+        };
+        let skipped = skipped_targets(&config, registry);
+        let named: BTreeSet<String> = fit.iter().map(|t| t.info().key.clone()).chain(skipped.iter().map(|(k, _)| k.clone())).collect();
+        prop_assert_eq!(named.len(), fit.len() + skipped.len(), "{}: a task both fits and is skipped", text);
+        prop_assert_eq!(named.len(), registry.family(structure.last_family()).len(), "{}: every task is a target or named", text);
+        let target = fit[pick.index(fit.len())].info().key.clone();
+        config.only_targets = vec![target.clone()];
+        let made = generate(&config, registry, &mut |_, _| {});
+        match made {
+            Ok(samples) => {
+                prop_assert_eq!(samples.len(), 1);
+                prop_assert_eq!(&samples[0].target.key, &target);
+                check_wiring(&samples[0]);
+                Ok(())
+            }
+            Err(e) => Err(TestCaseError::fail(format!("{text} for {target}: failed after searching: {e}"))),
+        }
+    }
 
     #[test]
     fn a_multichain_of_200_tasks_generates_wired_and_regenerates_alone() {

@@ -159,8 +159,16 @@ pub trait Task {
 
     /// `instantiate` for searches that keep only the output and statics: the body may be left empty (tasks whose
     /// text costs as much as their output override it to skip the text). Advances `rng` exactly as
-    /// `instantiate` does.
+    /// `instantiate` does, and gives the same output, statics, template index and picture (a streamed dataset
+    /// writes its stage records from it).
     fn solve(&self, ctx: &TaskContext<'_>, rng: &mut InstanceRng) -> Result<TaskInstance, TaskError> {
         self.instantiate(ctx, rng)
+    }
+
+    /// The length of every list the task outputs, when it never varies (a picture's path has a fixed number of
+    /// nodes); `None` when it varies or the output is a scalar. Generation uses it to keep a task whose lists are
+    /// always too short from splitting into a branch block.
+    fn fixed_list_len(&self) -> Option<usize> {
+        None
     }
 }

@@ -129,6 +129,11 @@ impl Task for Traversal {
         let output = Value::List(picture.answer().into_iter().map(|x| Number::Int(i64::from(x))).collect());
         Ok(TaskInstance { body: self.prompt(ctx), output, statics: Vec::new(), template_index: None, picture: Some(Arc::new(picture)) })
     }
+
+    /// The numbers on one path: one per node.
+    fn fixed_list_len(&self) -> Option<usize> {
+        Some(self.params.nodes_per_path as usize)
+    }
 }
 
 /// The picture used to check that PNG bytes match across platforms: default parameters, seed 11, input 3.
