@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { serveDist, launch, SHOTS } from './harness.mjs';
+import { serveDist, launch, dumpStorage, assertNoSecrets, startRun, shoot, exportedText, SHOTS } from './harness.mjs';
 import { startFaultServer, until } from './fault_server.mjs';
 
 let server, browser, llm;
@@ -16,37 +16,27 @@ before(async () => {
 });
 after(async () => { await browser?.context.close(); await server?.close(); await llm?.close(); });
 
-// Opens Evaluate afresh (leaving the page first, so it is built anew) with `samples` samples against the server.
+// Opens Evaluate afresh (leaving the page first, so it is built anew) with `samples` generated samples against
+// the server. A dataset file loaded by an earlier test stays loaded across pages (it is the app's, like the
+// run): it is dropped here, so the run takes the generated instances.
 async function setUp(page, samples) {
   await page.goto(`${server.url}#/about`);
   await page.goto(`${server.url}#/evaluate`);
   await page.waitForSelector('[data-testid="start-run"]:not([disabled])');
+  if (await page.locator('[data-testid="unload-dataset"]').count()) {
+    await page.click('[data-testid="unload-dataset"]');
+    await page.waitForSelector('[data-testid="loaded-dataset"]', { state: 'detached' });
+  }
   await page.fill('[data-testid="base-url"]', llm.url);
   await page.fill('[data-testid="sample-limit"]', String(samples));
   await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
-}
-
-/** Screenshots of the page as it is, light then dark, as `<name>-light.png` and `<name>-dark.png`. */
-async function shoot(page, name, options = {}) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${scheme}.png`), ...options });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** Clicks "Download results" and resolves to the downloaded file's text. */
-async function exportedText(page) {
-  const download = page.waitForEvent('download');
-  await page.click('[data-testid="export-results"]');
-  return (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString());
 }
 
 test('Stop aborts the request in flight at once against a slow endpoint', async () => {
   const { page, errors } = browser;
   await llm.control({ delay_ms: 30000, faults: 'off' });
   await setUp(page, 3);
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await until(async () => (await llm.stats()).in_flight >= 1, 15000, 'a request in flight');
   await page.waitForSelector('[data-testid="sample-row"][data-status="running"]');
   const started = Date.now();
@@ -66,7 +56,7 @@ test('after a finished run, a stopped run shows on Results as unfinished, not as
   const { page, errors } = browser;
   await llm.control({ delay_ms: 0 });
   await setUp(page, 2);
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 30000 });
   assert.equal(await page.getAttribute('[data-testid="run-progress"]', 'value'), '2');
   assert.match(await page.textContent('[data-testid="run-stats"]'), /^2 of 2 done · accuracy \d+\.\d% \[\d+\.\d, \d+\.\d\] \(\d\/2\) · [4-9] requests · 0 retries · [\d,]+ tokens in, [\d,]+ out · \d+ s elapsed$/);
@@ -76,7 +66,7 @@ test('after a finished run, a stopped run shows on Results as unfinished, not as
 
   await llm.control({ delay_ms: 30000 });
   await setUp(page, 2);
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await page.waitForSelector('[data-testid="sample-row"][data-status="running"]');
   await page.click('[data-testid="stop-run"]');
   await page.waitForSelector('#eval-done:has-text("stopped")');
@@ -96,7 +86,7 @@ test('an error line goes away when the next action succeeds', async () => {
   await page.setInputFiles('#eval-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"samples": [') });
   await page.waitForSelector('.error-view');
   assert.match(await page.textContent('.error-view'), /broken\.json: malformed JSON at line 1/);
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 30000 });
   assert.equal(await page.locator('.error-view').count(), 0, 'the run cleared the old error');
   await page.setInputFiles('#eval-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"samples": [') });
@@ -119,23 +109,6 @@ async function waitFinished(page, n, timeout = 60000) {
 
 const KEY = 'sk-test-key-never-stored-4242';
 
-async function dumpStorage(page) {
-  return page.evaluate(async () => {
-    const db = await new Promise((ok, fail) => { const r = indexedDB.open('arbigraph-runs'); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
-    const out = { localStorage: JSON.stringify({ ...localStorage }), sessionStorage: JSON.stringify({ ...sessionStorage }), stores: {} };
-    for (const name of db.objectStoreNames) {
-      out.stores[name] = await new Promise((ok) => {
-        const tx = db.transaction(name, 'readonly');
-        const keys = tx.objectStore(name).getAllKeys();
-        const values = tx.objectStore(name).getAll();
-        tx.oncomplete = () => ok({ keys: keys.result, values: values.result });
-      });
-    }
-    db.close();
-    return out;
-  });
-}
-
 test('a reload mid-run resumes where it stopped: every sample once, no key stored anywhere', async () => {
   const { page, errors } = browser;
   const samples = 8;
@@ -143,7 +116,7 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
   await llm.control({ delay_ms: 0, faults: 'off' });
   await llm.reset();
   await setUp(page, samples);
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await waitFinished(page, samples);
   const baseline = (await llm.stats()).per_sample;
   await llm.reset();
@@ -151,7 +124,7 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
   await llm.control({ delay_ms: 250 });
   await setUp(page, samples);
   await page.fill('[data-testid="api-key"]', KEY);
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="sample-row"]')].filter((r) => !['queued', 'running'].includes(r.dataset.status)).length >= 3, null, { timeout: 60000 });
   await page.reload();
   await page.waitForSelector('[data-testid="resume-run"]', { timeout: 15000 });
@@ -177,11 +150,8 @@ test('a reload mid-run resumes where it stopped: every sample once, no key store
   const results = JSON.parse(text);
   assert.equal(results.samples.length, samples);
   assert.ok(results.samples.every((s) => s.agent_status && s.agent_status !== 'in_progress'));
-  const stored = await dumpStorage(page);
-  assert.ok(stored.stores.turns.keys.length > 0 && stored.stores.samples.keys.length >= samples, 'turns and samples are stored');
-  for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
-    assert.ok(!body.includes(KEY), `no key in ${what}`);
-  }
+  const stores = (await assertNoSecrets(page, [KEY], { 'the export': text })).databases['arbigraph-runs'];
+  assert.ok(stores.turns.keys.length > 0 && stores.samples.keys.length >= samples, 'turns and samples are stored');
   await shoot(page, 'evaluate-resumed', { fullPage: true });
   assert.deepEqual(errors, []);
 });
@@ -191,9 +161,11 @@ test('the endpoint check passes against a good server and names the CORS failure
   await llm.control({ delay_ms: 0, faults: 'off' });
   await setUp(page, 1);
   await page.click('[data-testid="check-endpoint"]');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="check-result"]').length === 4, null, { timeout: 30000 });
+  // Four probes, then what the run will adapt in its requests (nothing, for a server of no known provider).
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="check-result"]').length === 5, null, { timeout: 30000 });
   const good = await page.locator('[data-testid="check-result"]').evaluateAll((lines) => lines.map((l) => [l.dataset.ok, l.textContent]));
-  assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true', 'false'], JSON.stringify(good));
+  assert.deepEqual(good.map(([ok]) => ok), ['true', 'true', 'true', 'false', 'true'], JSON.stringify(good));
+  assert.match(good[4][1], /request parameters: requests go as set: nothing needs adapting/);
   assert.match(good[2][1], /called the calculator/);
   // The test server cannot read pictures; it says what arrived, so this proves a real PNG of the probe's size
   // went out, and that a reply without the drawn number reads as "not a vision model".
@@ -205,9 +177,11 @@ test('the endpoint check passes against a good server and names the CORS failure
     await page.fill('[data-testid="base-url"]', closed.url);
     await page.click('[data-testid="check-endpoint"]');
     await page.waitForSelector('[data-testid="check-result"][data-ok="false"]', { timeout: 30000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid="check-endpoint"]').disabled);
     const lines = await page.locator('[data-testid="check-result"]').allTextContents();
-    assert.equal(lines.length, 1, 'the later probes are skipped when the browser cannot read replies');
+    assert.equal(lines.length, 2, 'the later probes are skipped when the browser cannot read replies; the parameters line stays');
     assert.match(lines[0], /CORS and \/models: .*CORS headers/);
+    assert.match(lines[1], /^✓ request parameters: /);
     assert.match(lines[0], /OLLAMA_ORIGINS/);
     assert.match(lines[0], /--allowed-origins/);
   } finally {
@@ -232,7 +206,7 @@ test('a strategy is chosen with its parameters; an out-of-range value is refused
   await field.dispatchEvent('change');
   assert.equal(await page.locator('[data-testid="strategy-param-error"]').count(), 0, 'a good value clears the message');
   await page.screenshot({ path: join(SHOTS, 'evaluate-strategy-light.png') });
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await waitFinished(page, 1);
   const results = JSON.parse(await exportedText(page));
   assert.equal(results.samples[0].strategy, 'window');
@@ -266,19 +240,16 @@ test('a preset fills the endpoint; temperature, turn limit and an extra header r
   await set('turn-limit', '30');
   await set('extra-headers', `x-api-key: ${HEADER}`);
   assert.equal(await page.locator('[data-testid="settings-error"]').count(), 0, 'good values clear the error');
-  await page.click('[data-testid="start-run"]');
+  await startRun(page);
   await waitFinished(page, 1);
   const stats = await llm.stats();
   assert.deepEqual(stats.temperatures, [0.7], 'every request asked for the temperature set');
   assert.deepEqual(stats.x_api_key, [HEADER], 'the extra header went with the requests');
   const stored = await dumpStorage(page);
   // Run records are stored as JSON text.
-  const runs = stored.stores.runs.values.map((r) => (typeof r === 'string' ? JSON.parse(r) : r));
+  const runs = stored.databases['arbigraph-runs'].runs.values.map((r) => (typeof r === 'string' ? JSON.parse(r) : r));
   assert.ok(runs.some((r) => r.settings?.temperature === 0.7 && r.settings?.max_turns === 30), `the run keeps its settings for resuming: ${JSON.stringify(runs.map((r) => r.settings))}`);
-  const text = await exportedText(page);
-  for (const [what, body] of [['the export', text], ['the stores', JSON.stringify(stored)], ['the URL', page.url()]]) {
-    assert.ok(!body.includes(HEADER), `no extra header value in ${what}`);
-  }
+  await assertNoSecrets(page, [HEADER], { 'the export': await exportedText(page) });
   await shoot(page, 'evaluate-settings');
   assert.deepEqual(errors, []);
 });

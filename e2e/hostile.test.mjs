@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { serveDist, launch, removeQuietly, ROOT } from './harness.mjs';
+import { serveDist, launch, removeQuietly, assertNoSecrets, ROOT } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serveDist(); browser = await launch(); });
@@ -147,18 +147,7 @@ test('a base URL with a password in it is refused on Evaluate before anything is
   await page.click('[data-testid="check-endpoint"]');
   await page.waitForSelector('[data-testid="check-result"][data-ok="false"]');
   assert.match(await page.textContent('[data-testid="check-result"]'), /carries a user name or password/);
-  const stored = await page.evaluate(async () => {
-    const names = (await indexedDB.databases()).map((d) => d.name);
-    const dump = [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage }), location.href];
-    for (const name of names) {
-      const db = await new Promise((ok, fail) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
-      for (const store of db.objectStoreNames) {
-        dump.push(await new Promise((ok) => { const tx = db.transaction(store, 'readonly'); const all = tx.objectStore(store).getAll(); tx.oncomplete = () => ok(JSON.stringify(all.result)); }));
-      }
-      db.close();
-    }
-    return dump.join('\n');
-  });
-  assert.ok(!stored.includes('hunter2'), 'the password is in no storage and not in the URL');
+  // The password is in no storage and not in the URL.
+  await assertNoSecrets(page, ['hunter2']);
   assert.deepEqual(errors, []);
 });

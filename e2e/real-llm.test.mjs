@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, removeQuietly, ROOT, SHOTS } from './harness.mjs';
+import { serveDist, launch, removeQuietly, startRun, ROOT, SHOTS } from './harness.mjs';
 
 const LLM_DIR = join(ROOT, 'target', 'tmp', 'arbigraph-llm');
 const scratch = mkdtempSync(join(tmpdir(), 'arbigraph-real-llm-'));
@@ -78,7 +78,8 @@ test('three samples with every context strategy run against a real model; transc
     await set(page, 'repair-max-tokens', 192);
     await set(page, 'turn-limit', strategy.includes('summary') ? 4 : 3);
     await set(page, 'request-timeout', 180);
-    await page.click('[data-testid="start-run"]');
+    // The last strategy's finished rows stay in view until this run lays out its own.
+    await startRun(page);
     await page.waitForFunction(() => document.querySelector('#eval-done')?.textContent === 'finished', null, { timeout: 600_000 });
     const statuses = await page.locator('[data-testid="sample-row"]').evaluateAll((rows) => rows.map((r) => r.dataset.status));
     assert.equal(statuses.length, 3);

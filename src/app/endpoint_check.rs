@@ -93,6 +93,15 @@ pub struct CheckLine {
     pub ok: bool,
     /// What happened and, on failure, how to fix it.
     pub message: String,
+    /// Items the message introduces, one sentence each (the parameters line's adaptations).
+    pub details: Vec<String>,
+}
+
+impl CheckLine {
+    /// A line without details.
+    pub fn new(probe: Probe, ok: bool, message: String) -> CheckLine {
+        CheckLine { probe, ok, message, details: Vec::new() }
+    }
 }
 
 /// The report line of `probe` that saw `seen` on an endpoint of `profile`: a CORS refusal names what that
@@ -104,19 +113,18 @@ pub fn explain_for(profile: &Profile, probe: Probe, seen: &Seen) -> CheckLine {
             message.push_str(" This page sends that header: check the base URL and the key (some refusals come without CORS headers).");
         }
         message.push_str(" Otherwise use `arbigraph eval` from the command line, or a local proxy that adds the headers.");
-        return CheckLine { probe, ok: false, message };
+        return CheckLine::new(probe, false, message);
     }
     explain(probe, seen)
 }
 
-/// The parameters line: what the run will do differently from what was asked (or that nothing changes).
+/// The parameters line: what the run will do differently from what was asked, one detail per adaptation (or
+/// that nothing changes).
 pub fn parameters_line(planned: &[String]) -> CheckLine {
-    let message = if planned.is_empty() {
-        "requests go as set: nothing needs adapting for this provider and model".to_string()
-    } else {
-        format!("the run will adapt its requests: {}", planned.join("; "))
-    };
-    CheckLine { probe: Probe::Parameters, ok: true, message }
+    if planned.is_empty() {
+        return CheckLine::new(Probe::Parameters, true, "requests go as set: nothing needs adapting for this provider and model".into());
+    }
+    CheckLine { probe: Probe::Parameters, ok: true, message: "the run will adapt its requests:".into(), details: planned.to_vec() }
 }
 
 /// The report line of `probe` that saw `seen`.
@@ -124,8 +132,9 @@ pub fn explain(probe: Probe, seen: &Seen) -> CheckLine {
     let (ok, message) = match seen {
         Seen::Ok(detail) => (true, detail.clone()),
         Seen::CorsRefused => (false, "the server answered, but its reply lacks the CORS headers that let this page read it, so the browser refused it. \
-Ollama: start it with OLLAMA_ORIGINS=* (or this page's origin). vLLM: start it with --allowed-origins '[\"*\"]'. \
-llama.cpp server and LM Studio: enable CORS in their settings. A hosted provider that forbids calls from browsers cannot be used from this page: \
+Ollama: start it with `OLLAMA_ORIGINS=*` (or this page's origin). vLLM: start it with `--allowed-origins '[\"*\"]'`. \
+llama.cpp server and LM Studio: enable CORS in their settings. Anthropic: choose its preset, which sends the \
+`anthropic-dangerous-direct-browser-access: true` header it asks of browser pages. A hosted provider that forbids calls from browsers cannot be used from this page: \
 use `arbigraph eval` from the command line, or a local proxy that adds the headers.".to_string()),
         Seen::Unreachable(reason) => (false, format!("no answer from the server ({reason}): check the base URL, that the server is running, and that it listens on the address given.")),
         Seen::Http(400 | 413 | 415 | 422, body) if probe == Probe::Image => (false, format!("the endpoint refused a message with a picture ({}): the model probably does not accept images. \
@@ -139,7 +148,7 @@ it may ignore images, so image tasks will fail with it; pick a vision model for 
         Seen::NoToolCall => (false, "the model answered without calling the calculator it was offered: it may lack tool (function) calling. \
 Pick a model with tool support (Ollama lists them as `tools`; vLLM needs --enable-auto-tool-choice and a --tool-call-parser for the model).".to_string()),
     };
-    CheckLine { probe, ok, message }
+    CheckLine::new(probe, ok, message)
 }
 
 /// A body cut to one short line for a report.
@@ -162,7 +171,7 @@ mod tests {
     fn a_cors_refusal_names_cors_and_the_fixes_of_the_common_servers() {
         let line = explain(Probe::Models, &Seen::CorsRefused);
         assert!(!line.ok);
-        for needle in ["CORS", "OLLAMA_ORIGINS", "--allowed-origins", "forbids calls from browsers"] {
+        for needle in ["CORS", "OLLAMA_ORIGINS", "--allowed-origins", "anthropic-dangerous-direct-browser-access", "forbids calls from browsers"] {
             assert!(line.message.contains(needle), "{needle} in {}", line.message);
         }
         assert_eq!(line.probe.label(), "CORS and /models");
@@ -210,7 +219,9 @@ mod tests {
         assert!(ollama.message.contains("OLLAMA_ORIGINS"), "{}", ollama.message);
         assert_eq!(explain_for(compatible(), Probe::Models, &Seen::CorsRefused), explain(Probe::Models, &Seen::CorsRefused));
         let planned = parameters_line(&["requests sent with max_completion_tokens: OpenAI takes it".into(), "temperature omitted: gpt-5-mini takes only 1".into()]);
-        assert!(planned.ok && planned.message.contains("max_completion_tokens") && planned.message.contains("; temperature omitted"));
+        assert!(planned.ok && planned.message == "the run will adapt its requests:", "{}", planned.message);
+        assert_eq!(planned.details.len(), 2);
+        assert!(planned.details[0].contains("max_completion_tokens") && planned.details[1].starts_with("temperature omitted"));
         assert!(parameters_line(&[]).message.contains("nothing needs adapting"));
     }
 

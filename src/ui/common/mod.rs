@@ -1,4 +1,5 @@
-//! Widgets shared by the pages: error display and role-coloured prompts, and how a file's size reads.
+//! Widgets shared by the pages: error display, role-coloured prompts, messages with code spans, and how a file's
+//! size reads.
 
 use leptos::prelude::*;
 
@@ -8,6 +9,34 @@ pub fn file_size(bytes: u64) -> String {
         format!("{:.1} MB", bytes as f64 / 1e6)
     } else {
         format!("{} kB", bytes.div_ceil(1000))
+    }
+}
+
+/// `text` with its `backquoted` spans shown as code, the rest as text nodes; an unpaired backquote stays as
+/// it is. Messages name headers, flags and paths this way.
+pub fn with_code(text: &str) -> impl IntoView {
+    let pieces: Vec<String> = text.split('`').map(str::to_string).collect();
+    let unpaired = pieces.len() % 2 == 0;
+    let last = pieces.len() - 1;
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, piece)| match (i % 2 == 1, unpaired && i == last) {
+            (true, false) => view! { <code>{piece}</code> }.into_any(),
+            (true, true) => format!("`{piece}").into_any(),
+            (false, _) => piece.into_any(),
+        })
+        .collect_view()
+}
+
+/// A sentence of the form "what changed: why", the change first and the reason muted after it.
+pub fn sentence(text: &str) -> impl IntoView {
+    match text.split_once(": ") {
+        Some((what, why)) => view! {
+            <span class="sentence-what">{with_code(what)}</span><span class="sentence-why">": "{with_code(why)}</span>
+        }
+        .into_any(),
+        None => view! { <span class="sentence-what">{with_code(text)}</span> }.into_any(),
     }
 }
 

@@ -18,10 +18,10 @@ use crate::engine::agent::Endpoint;
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::generate;
 use crate::engine::results::expand_epochs;
-use crate::ui::common::ErrorView;
+use crate::ui::common::{sentence, ErrorView};
 use budget::BudgetForm;
 use check::EndpointCheck;
-use settings::RunSettingsForm;
+use settings::{ProviderPicker, RunSettingsForm};
 use strategy::StrategyPicker;
 use crate::app::live::progress_line;
 use crate::app::run_board::is_failed;
@@ -219,6 +219,7 @@ pub fn EvaluatePage() -> impl IntoView {
             <h1>"Evaluate an agent"</h1>
             <p class="muted">"Requests go from this tab straight to the endpoint (it must allow cross-origin requests). The API key stays in memory (unless you tick \"remember on this device\"): it is never written to any file, export or run record."</p>
             <div class="panel generate-form">
+                <ProviderPicker />
                 <label>"Base URL "<input id="eval-base-url" data-testid="base-url" style="width:20em" prop:value=move || endpoint.with(|e| e.base_url.clone())
                     on:input=edit_endpoint(|e, v| e.base_url = v) /></label>
                 <label>"Model "<input id="eval-model" data-testid="model" prop:value=move || endpoint.with(|e| e.model.clone()) on:input=edit_endpoint(|e, v| e.model = v) /></label>
@@ -242,20 +243,25 @@ pub fn EvaluatePage() -> impl IntoView {
             <div class="panel generate-form">
                 <span>"Instances: "</span>
                 <label>"topology "
-                    <select id="eval-topology" on:change=move |ev| form.update(|f| f.topology = event_target_value(&ev))>
+                    <select id="eval-topology" prop:value=move || form.with(|f| f.topology.clone()) on:change=move |ev| form.update(|f| f.topology = event_target_value(&ev))>
                         <option value="baseline">"baseline"</option><option value="forgetting">"forgetting"</option>
                         <option value="chain">"chain"</option><option value="multichain">"multichain"</option>
                     </select>
                 </label>
                 <label>"family "
-                    <select id="eval-family" on:change=move |ev| form.update(|f| f.family = event_target_value(&ev))>
+                    <select id="eval-family" prop:value=move || form.with(|f| f.family.clone()) on:change=move |ev| form.update(|f| f.family = event_target_value(&ev))>
                         <option value="math">"math"</option><option value="gsm">"gsm"</option><option value="python">"python"</option>
                     </select>
                 </label>
                 <label>"seed "<input type="number" style="width:6em" prop:value=move || form.get().seed.to_string()
                     on:change=move |ev| form.update(|f| f.seed = event_target_value(&ev).parse().unwrap_or(0)) /></label>
                 <label>"or a dataset file "<input id="eval-file" type="file" accept=".json" on:change=load /></label>
-                <span class="muted">{move || loaded.get().map(|(n, _)| format!("using {n}")).unwrap_or_default()}</span>
+                // The file stays loaded when the page is left (it is the app's): say so, and offer to drop it.
+                {move || loaded.with(|l| l.as_ref().map(|(n, _)| n.clone())).map(|name| view! {
+                    <span class="muted eval-loaded" data-testid="loaded-dataset">{format!("using {name}")}</span>
+                    <button data-testid="unload-dataset" title="forget the file: the next run takes the instances generated from the settings beside it"
+                        on:click=move |_| loaded.set(None)>"use generated instances"</button>
+                })}
                 <label>"first "<input id="eval-limit" data-testid="sample-limit" type="number" min="1" style="width:5em" prop:value=move || limit.get().to_string()
                     on:change=move |ev| limit.set(event_target_value(&ev).parse().unwrap_or(3)) />" samples"</label>
             </div>
@@ -275,16 +281,21 @@ pub fn EvaluatePage() -> impl IntoView {
             })}
             <ErrorView message=Signal::derive(move || error.get()) />
             <Show when=move || rows.with(|r| !r.is_empty())>
+            <div class="eval-run-view" data-testid="run-view">
             <progress data-testid="run-progress" max=move || rows.with(|r| r.len().max(1))
                 value=move || rows.with(|r| r.iter().filter(|row| row.correct.is_some()).count())></progress>
             <p class="muted" data-testid="run-stats">{move || progress_line(&live.get())}</p>
             {move || adaptations.with(|a| !a.is_empty()).then(|| view! {
-                <ul class="eval-adaptations" data-testid="run-adaptations" aria-label="what the run changed in its requests to suit the endpoint">
-                    {adaptations.get().into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}
-                </ul>
+                <div class="eval-adaptations">
+                    <p class="eval-adaptations-title" id="eval-adaptations-title">"Requests adapted to this provider and model"</p>
+                    <ul data-testid="run-adaptations" aria-labelledby="eval-adaptations-title">
+                        {adaptations.get().into_iter().map(|line| view! { <li>{sentence(&line)}</li> }).collect_view()}
+                    </ul>
+                </div>
             })}
             {move || (!notice.get().is_empty()).then(|| view! { <p class="eval-resume" role="status" data-testid="run-notice">{notice.get()}</p> })}
             <RunTable rows=rows live_text=live_text started=started />
+            </div>
             </Show>
             <p id="eval-done" class="muted">{move || if !running.get() && rows.with(|r| !r.is_empty()) { if rows.with(|r| r.iter().all(|row| row.correct.is_some())) { "finished" } else { "stopped" } } else { "" }}</p>
             <RunList revision=revision running=running current=Signal::derive(move || if running.get() { current.get() } else { None }) on_resume=on_resume on_retry_failed=on_retry_failed />

@@ -6,6 +6,7 @@ use leptos::task::spawn_local;
 
 use crate::app::endpoint_check::{explain_for, parameters_line, CheckLine, Probe};
 use crate::engine::agent::Endpoint;
+use crate::ui::common::{sentence, with_code};
 use crate::ui::state::AppState;
 use crate::web::fetch_backend::check_endpoint;
 
@@ -21,7 +22,7 @@ pub fn EndpointCheck(
     let check = move |_| {
         lines.set(Vec::new());
         if let Some(problem) = endpoint.with_untracked(Endpoint::base_url_problem) {
-            lines.set(vec![CheckLine { probe: Probe::Models, ok: false, message: problem }]);
+            lines.set(vec![CheckLine::new(Probe::Models, false, problem)]);
             return;
         }
         checking.set(true);
@@ -45,7 +46,10 @@ pub fn EndpointCheck(
             <ul class="eval-check-lines">
                 {move || lines.get().into_iter().map(|line| view! {
                     <li data-testid="check-result" data-ok=line.ok.to_string() class=if line.ok { "eval-check-ok" } else { "eval-check-fail" }>
-                        <strong>{format!("{} {}: ", if line.ok { "✓" } else { "✗" }, line.probe.label())}</strong>{line.message}
+                        <strong>{format!("{} {}: ", if line.ok { "✓" } else { "✗" }, line.probe.label())}</strong>{with_code(&line.message)}
+                        {(!line.details.is_empty()).then(|| view! {
+                            <ul class="eval-check-details">{line.details.iter().map(|d| view! { <li>{sentence(d)}</li> }).collect_view()}</ul>
+                        })}
                     </li>
                 }).collect_view()}
             </ul>

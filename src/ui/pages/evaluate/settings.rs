@@ -1,7 +1,7 @@
-//! Endpoint presets (`select[data-testid="endpoint-preset"]`, one option per provider profile of
-//! `agent::provider::PROFILES`: choosing one sets the base URL, a model and the provider whose rules the run
+//! Endpoint presets (`ProviderPicker`: `select[data-testid="endpoint-preset"]`, one option per provider profile
+//! of `agent::provider::PROFILES`: choosing one sets the base URL, a model and the provider whose rules the run
 //! follows; `select[data-testid="wire"]` picks the wire where a provider speaks two) and the run settings
-//! beyond the basics: the
+//! beyond the basics (`RunSettingsForm`): the
 //! temperature (`[data-testid="temperature"]`), the turn limit (`[data-testid="turn-limit"]`), the samples run
 //! at once (`[data-testid="concurrency"]`, 1 to 32), the request timeout (`[data-testid="request-timeout"]`), the epochs
 //! (`[data-testid="epochs"]`: attempts per sample), streamed replies (`[data-testid="stream"]`), the repair
@@ -14,38 +14,68 @@ use leptos::prelude::*;
 
 use crate::app::run_settings::{parse_headers, RunSettings};
 use crate::engine::agent::provider::{profile, Wire, PROFILES};
+use crate::ui::common::with_code;
 use crate::ui::state::AppState;
 
-/// The preset picker and the settings.
+/// The server picker: a preset per provider, the provider whose rules the requests follow, the wire where the
+/// provider speaks two, and what the chosen provider needs.
+#[component]
+pub fn ProviderPicker() -> impl IntoView {
+    let endpoint = expect_context::<AppState>().evaluation.endpoint;
+    let choose = move |ev: leptos::ev::Event| {
+        let key = event_target_value(&ev);
+        match profile(&key) {
+            Ok(p) => endpoint.update(|e| {
+                e.base_url = p.base_url.to_string();
+                e.model = p.model.to_string();
+                e.provider = p.key.to_string();
+                e.wire = None;
+            }),
+            // "choose a preset…": the provider follows the base URL again.
+            Err(_) => endpoint.update(|e| e.provider.clear()),
+        }
+    };
+    // What the chosen provider needs; drawn from the endpoint, so it is there again when the page is opened again.
+    let note = Memo::new(move |_| {
+        endpoint.with(|e| {
+            let p = profile(&e.provider).ok()?;
+            let key_note = if p.needs_key { "needs an API key; " } else { "" };
+            let placeholder = if e.base_url.contains("RESOURCE") { "; put your resource and deployment names into the base URL" } else { "" };
+            Some(format!("{}: {key_note}{}{placeholder}", p.label, p.browser))
+        })
+    });
+    // Memos: typing in the base URL redraws these only when the provider changes.
+    let wires = Memo::new(move |_| endpoint.with(|e| e.profile().wires));
+    let set_wire = move |ev: leptos::ev::Event| endpoint.update(|e| e.wire = Wire::parse(&event_target_value(&ev)).ok());
+    view! {
+        <div class="eval-provider">
+            <label>"Server "
+                <select data-testid="endpoint-preset" on:change=choose prop:value=move || endpoint.with(|e| e.provider.clone())>
+                    <option value="">"choose a preset…"</option>
+                    {PROFILES.iter().map(|p| view! { <option value=p.key>{p.label}</option> }).collect_view()}
+                </select>
+            </label>
+            {move || (wires.get().len() > 1).then(|| view! {
+                <label title="Messages keeps prompt caching and thinking blocks; chat completions is the provider's compatibility layer">"Wire "
+                    <select data-testid="wire" on:change=set_wire prop:value=move || endpoint.with(|e| e.wire().as_str().to_string())>
+                        {wires.get().iter().map(|w| view! { <option value=w.as_str()>{match w { Wire::Messages => "Messages API", Wire::ChatCompletions => "chat completions" }}</option> }).collect_view()}
+                    </select>
+                </label>
+            })}
+            <span class="muted" data-testid="provider-in-use" title="Whose rules the requests follow: the preset chosen, else the one the base URL belongs to">
+                {move || endpoint.with(|e| if e.provider.is_empty() { format!("provider: {} (from the base URL)", e.profile().label) } else { String::new() })}
+            </span>
+            {move || note.get().map(|note| view! { <span class="muted eval-preset-note">{with_code(&note)}</span> })}
+        </div>
+    }
+}
+
+/// The run settings.
 #[component]
 pub fn RunSettingsForm() -> impl IntoView {
     let evaluation = expect_context::<AppState>().evaluation;
     let (endpoint, settings, headers) = (evaluation.endpoint, evaluation.settings, evaluation.headers);
     let problem: RwSignal<Option<String>> = RwSignal::new(None);
-    let note = RwSignal::new(String::new());
-    let choose = move |ev: leptos::ev::Event| {
-        let key = event_target_value(&ev);
-        match profile(&key) {
-            Ok(p) => {
-                endpoint.update(|e| {
-                    e.base_url = p.base_url.to_string();
-                    e.model = p.model.to_string();
-                    e.provider = p.key.to_string();
-                    e.wire = None;
-                });
-                let key_note = if p.needs_key { "needs an API key; " } else { "" };
-                let placeholder = if p.base_url.contains("RESOURCE") { "; put your resource and deployment names into the base URL" } else { "" };
-                note.set(format!("{}: {key_note}{}{placeholder}", p.label, p.browser));
-            }
-            Err(_) => {
-                // "choose a preset…": the provider follows the base URL again.
-                endpoint.update(|e| e.provider.clear());
-                note.set(String::new());
-            }
-        }
-    };
-    let wires = move || endpoint.with(|e| e.profile().wires);
-    let set_wire = move |ev: leptos::ev::Event| endpoint.update(|e| e.wire = Wire::parse(&event_target_value(&ev)).ok());
     let field = move |change: fn(&RunSettings, &str) -> Result<RunSettings, String>| {
         move |ev: leptos::ev::Event| match change(&settings.get_untracked(), &event_target_value(&ev)) {
             Ok(next) => {
@@ -69,22 +99,6 @@ pub fn RunSettingsForm() -> impl IntoView {
     let optional = |value: Option<usize>| value.map(|v| v.to_string()).unwrap_or_default();
     view! {
         <div class="eval-settings">
-            <label>"Server "
-                <select data-testid="endpoint-preset" on:change=choose prop:value=move || endpoint.with(|e| e.provider.clone())>
-                    <option value="">"choose a preset…"</option>
-                    {PROFILES.iter().map(|p| view! { <option value=p.key>{p.label}</option> }).collect_view()}
-                </select>
-            </label>
-            <span class="muted" data-testid="provider-in-use" title="Whose rules the requests follow: the preset chosen, else the one the base URL belongs to">
-                {move || endpoint.with(|e| if e.provider.is_empty() { format!("provider: {} (from the base URL)", e.profile().label) } else { String::new() })}
-            </span>
-            {move || (wires().len() > 1).then(|| view! {
-                <label title="Messages keeps prompt caching and thinking blocks; chat completions is the provider's compatibility layer">"Wire "
-                    <select data-testid="wire" on:change=set_wire prop:value=move || endpoint.with(|e| e.wire().as_str().to_string())>
-                        {wires().iter().map(|w| view! { <option value=w.as_str()>{match w { Wire::Messages => "Messages API", Wire::ChatCompletions => "chat completions" }}</option> }).collect_view()}
-                    </select>
-                </label>
-            })}
             <label title="0 to 2; the paper's runs use 0">"Temperature "
                 <input type="number" data-testid="temperature" min="0" max="2" step="0.1" style="width:5em"
                     prop:value=move || settings.with(|s| s.temperature.to_string()) on:change=field(RunSettings::with_temperature) />
@@ -118,7 +132,6 @@ pub fn RunSettingsForm() -> impl IntoView {
                 <textarea data-testid="extra-headers" rows="2" spellcheck="false" autocomplete="off" placeholder="x-api-key: …"
                     prop:value=move || headers.get() on:change=set_headers></textarea>
             </label>
-            {move || (!note.get().is_empty()).then(|| view! { <span class="muted eval-preset-note">{note.get()}</span> })}
             {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert" data-testid="settings-error">{p}</span> })}
         </div>
     }
