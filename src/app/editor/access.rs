@@ -224,22 +224,12 @@ fn has_input(node: &Node) -> bool {
 
 /// The kind a node's output carries, when known (as `TaskGraph::apply` reads it).
 fn produces(node: &Node) -> Option<&'static str> {
-    match &node.kind {
-        NodeKind::Task(task) => task.output_kind().map(|k| k.as_str()),
-        NodeKind::Pick { .. } => Some("scalar"),
-        NodeKind::Pack => Some("list"),
-        NodeKind::Unknown { .. } => None,
-    }
+    node.produces()
 }
 
 /// The kind a node's input takes, when known.
 fn consumes(node: &Node) -> Option<&'static str> {
-    match &node.kind {
-        NodeKind::Task(task) => task.input_kind().map(|k| k.as_str()),
-        NodeKind::Pick { .. } => Some("list"),
-        NodeKind::Pack => Some("scalar"),
-        NodeKind::Unknown { .. } => None,
-    }
+    node.consumes()
 }
 
 #[cfg(test)]

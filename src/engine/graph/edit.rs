@@ -316,20 +316,32 @@ impl TaskGraph {
 }
 
 fn produces(node: &Node) -> Option<&'static str> {
-    match &node.kind {
-        NodeKind::Task(task) => task.output_kind().map(|k| k.as_str()),
-        NodeKind::Pick { .. } => Some("scalar"),
-        NodeKind::Pack => Some("list"),
-        NodeKind::Unknown { .. } => None,
-    }
+    node.produces()
 }
 
 fn consumes(node: &Node) -> Option<&'static str> {
-    match &node.kind {
-        NodeKind::Task(task) => task.input_kind().map(|k| k.as_str()),
-        NodeKind::Pick { .. } => Some("list"),
-        NodeKind::Pack => Some("scalar"),
-        NodeKind::Unknown { .. } => None,
+    node.consumes()
+}
+
+impl Node {
+    /// The kind its output carries, when known (`scalar`, `list`), as edits check it.
+    pub fn produces(&self) -> Option<&'static str> {
+        match &self.kind {
+            NodeKind::Task(task) => task.output_kind().map(|k| k.as_str()),
+            NodeKind::Pick { .. } => Some("scalar"),
+            NodeKind::Pack => Some("list"),
+            NodeKind::Unknown { .. } => None,
+        }
+    }
+
+    /// The kind its input takes, when known.
+    pub fn consumes(&self) -> Option<&'static str> {
+        match &self.kind {
+            NodeKind::Task(task) => task.input_kind().map(|k| k.as_str()),
+            NodeKind::Pick { .. } => Some("list"),
+            NodeKind::Pack => Some("scalar"),
+            NodeKind::Unknown { .. } => None,
+        }
     }
 }
 
