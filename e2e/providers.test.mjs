@@ -289,6 +289,30 @@ test('a rate limit is named on the progress line while it is waited out, and the
   assert.deepEqual(unexpected(errors), []);
 });
 
+test('a proxy\'s page in place of the API: a passing 502 is retried, a standing 403 is shown on its row by the page\'s title', async () => {
+  const { page, errors } = browser;
+  errors.length = 0;
+  await emu.reset();
+  await choose(page, 'openai', { model: 'gpt-4o-mini' });
+  await emu.control({ gateway: 1, provider: 'openai', status: 502 });
+  await startRun(page);
+  await waitFinished(page, 2);
+  assert.deepEqual(await rows(page), [['success', 'yes'], ['success', 'yes']]);
+  assert.equal((await emu.stats()).counts.by_status['502'], 1, 'the page was served and retried past');
+
+  await emu.reset();
+  await emu.control({ gateway: 1000, provider: 'openai', status: 403 });
+  await startRun(page);
+  await waitFinished(page, 2);
+  assert.deepEqual(await rows(page), [['api_error', 'no'], ['api_error', 'no']]);
+  const said = await page.locator('[data-testid="sample-error"]').allTextContents();
+  assert.equal(said.length, 2);
+  for (const text of said) assert.match(text, /^HTTP 403: 403 Forbidden \(an HTML page, not the API's error/);
+  await shoot(page, 'providers-gateway-403', { target: page.locator('#eval-rows') });
+  await emu.control({ clear: 1 });
+  assert.deepEqual(unexpected(errors), []);
+});
+
 test('the key and an extra header\'s value are in no storage, export, URL or markup', async () => {
   const { page, errors } = browser;
   errors.length = 0;

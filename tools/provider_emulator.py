@@ -48,6 +48,11 @@ Admin routes (no auth, no CORS rules):
                 Without style=, the rule uses P's style: reset-requests for openai, anthropic for anthropic,
                 azure for azure, retry-after for the rest and when provider is omitted.
                 The answer lists the pending rules.
+  GET /control?gateway=N[&provider=P][&status=S][&page=html|text]  the next N chat requests of provider P answer
+                status S (default 502) as a proxy in front of the API would: page=html (default) sends nginx's
+                "502 Bad Gateway" page (its title carries S and its reason) as text/html; page=text sends Envoy's
+                "upstream connect error or disconnect/reset before headers. reset reason: connection termination"
+                as text/plain. They share the queue with the rate-limit rules.
 
 Behaviours (each with the provider's status and body; see docs/PROVIDERS.md for the sources):
   * Auth with the fixed --key (default test-key): Bearer for the OpenAI-style providers; Azure's api-key header;
@@ -763,6 +768,22 @@ class Response:
         self.status, self.payload, self.headers, self.stream, self.cors = status, payload, headers or {}, stream, cors
 
 
+REASONS = {502: "Bad Gateway", 503: "Service Temporarily Unavailable", 504: "Gateway Time-out", 403: "Forbidden",
+           413: "Request Entity Too Large", 500: "Internal Server Error"}
+
+
+def gateway_response(rule):
+    """What a proxy sends in place of the API: nginx's error page or Envoy's plain-text line."""
+    status = rule["status"]
+    if rule["page"] == "text":
+        text = "upstream connect error or disconnect/reset before headers. reset reason: connection termination"
+        return Response(status, text.encode(), {"Content-Type": "text/plain"})
+    title = "%d %s" % (status, REASONS.get(status, "Error"))
+    page = ("<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n"
+            "<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n") % (title, title)
+    return Response(status, page.encode(), {"Content-Type": "text/html"})
+
+
 class Ctx:
     """One request to a provider route."""
 
@@ -902,6 +923,8 @@ def handle(ctx):
 
     body, detail = ctx.body, ctx.body_problem
     rule = take_rate_limit(provider)
+    if rule and rule.get("gateway"):
+        return gateway_response(rule)
     if rule:
         model = ctx.record["model"] or "the model"
         payload = rate_limit_error(provider, kind, model, rule["wait"], ctx.query.get("api-version", ""))
@@ -1079,7 +1102,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             payload = response.payload
             data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
-            if data:
+            if data and "Content-Type" not in response.headers:
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -1122,6 +1145,21 @@ class Handler(BaseHTTPRequestHandler):
                         with LOCK:
                             STATE["rules"].append({"provider": provider, "remaining": count, "style": style,
                                                    "wait": wait})
+                if "gateway" in query:
+                    provider = query.get("provider") or None
+                    if provider is not None and provider not in PROVIDERS:
+                        raise ValueError("unknown provider %r (known: %s)" % (provider, ", ".join(PROVIDERS)))
+                    page = query.get("page") or "html"
+                    if page not in ("html", "text"):
+                        raise ValueError("unknown page %r (known: html, text)" % page)
+                    status = int(query.get("status") or 502)
+                    if not 400 <= status <= 599:
+                        raise ValueError("status %d is not an error status (400-599)" % status)
+                    count = int(query["gateway"])
+                    if count > 0:
+                        with LOCK:
+                            STATE["rules"].append({"provider": provider, "remaining": count, "gateway": True,
+                                                   "status": status, "page": page})
             except ValueError as problem:
                 self.write(Response(400, {"error": str(problem)}), None)
                 return

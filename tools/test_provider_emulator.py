@@ -606,6 +606,23 @@ class EmulatorTest(unittest.TestCase):
         self.assertEqual(self.call("GET", "/control?ratelimit=1&provider=nope")[0], 400)
         self.assertEqual(self.call("GET", "/control?ratelimit=1&wait=soon")[0], 400)
 
+    def test_gateway_pages_stand_in_for_the_api(self):
+        self.limit("gateway=1&provider=openai")
+        status, head, page = self.chat("openai")
+        self.assertEqual((status, head["content-type"]), (502, "text/html"))
+        self.assertIn(b"<title>502 Bad Gateway</title>", page)
+        self.assertEqual(head.get("access-control-allow-origin"), "*", "the page is readable from a browser")
+        self.assertEqual(self.chat("openai")[0], 200, "only the next N requests")
+        self.limit("gateway=1&status=503&page=text")
+        status, head, text = self.chat("groq")
+        self.assertEqual((status, head["content-type"]), (503, "text/plain"))
+        self.assertTrue(text.startswith(b"upstream connect error"), text)
+        self.limit("gateway=1&status=504")
+        self.assertIn(b"504 Gateway Time-out", self.messages({"model": "claude-sonnet-4-20250514", "max_tokens": 9,
+                                                               "messages": [{"role": "user", "content": "hi"}]})[2])
+        for bad in ("gateway=1&page=pdf", "gateway=1&status=200", "gateway=1&provider=nope", "gateway=x"):
+            self.assertEqual(self.call("GET", "/control?" + bad)[0], 400, bad)
+
     # --- stats ----------------------------------------------------------------------------------------------------
 
     def test_stats_records_without_the_key(self):

@@ -5,6 +5,7 @@
 //! calls), a bad key, a wrong base URL, a model that answers without calling a tool, a model that refuses or
 //! cannot read a picture (image tasks need a vision model).
 
+use crate::engine::agent::error::excerpt;
 use crate::engine::agent::{ImagePart, Profile};
 use crate::engine::dataset::data_url;
 use crate::engine::tasks::image::draw::{Drawing, Mark};
@@ -151,8 +152,9 @@ Pick a model with tool support (Ollama lists them as `tools`; vLLM needs --enabl
     CheckLine::new(probe, ok, message)
 }
 
-/// A body cut to one short line for a report.
+/// A body cut to one short line for a report (an HTML page reduced to its title first).
 fn short(body: &str) -> String {
+    let body = excerpt(body);
     let line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() > 160 {
         format!("{}…", line.chars().take(160).collect::<String>())

@@ -22,13 +22,15 @@ pub struct Row {
     pub correct: Option<bool>,
     /// Turns taken.
     pub turns: usize,
+    /// Why a finished sample failed to get an answer (`agent_error`), e.g. the endpoint's refusal.
+    pub error: Option<String>,
 }
 
 impl Row {
     /// A queued row for `sample`.
     pub fn queued(index: usize, sample: &Value) -> Row {
         let task = sample.get("task_name").and_then(Value::as_str).unwrap_or("?").to_string();
-        Row { index, task, status: "queued".into(), correct: None, turns: 0 }
+        Row { index, task, status: "queued".into(), correct: None, turns: 0, error: None }
     }
 
     /// The row of a finished sample's result record.
@@ -36,6 +38,7 @@ impl Row {
         self.status = result.get("agent_status").and_then(Value::as_str).unwrap_or("done").to_string();
         self.correct = Some(result.get("correct").and_then(Value::as_bool).unwrap_or(false));
         self.turns = result.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) as usize;
+        self.error = result.get("agent_error").and_then(Value::as_str).filter(|e| !e.is_empty()).map(str::to_string);
     }
 
     /// True once the sample has a result.
@@ -233,7 +236,10 @@ mod tests {
         let mut rows: Vec<Row> = samples.iter().enumerate().map(|(i, s)| Row::queued(i, s)).collect();
         rows[0].finish(&json!({"agent_status": "success", "correct": true, "agent_turns": 4}));
         rows[1].status = "running".into();
-        assert_eq!((rows[0].status.as_str(), rows[0].turns, rows[2].task.as_str()), ("success", 4, "t2"));
+        assert_eq!((rows[0].status.as_str(), rows[0].turns, rows[2].task.as_str(), &rows[0].error), ("success", 4, "t2", &None));
+        rows[2].finish(&json!({"agent_status": "api_error", "correct": false, "agent_error": "HTTP 403: 403 Forbidden"}));
+        assert_eq!(rows[2].error.as_deref(), Some("HTTP 403: 403 Forbidden"));
+        rows[2] = Row::queued(2, &samples[2]);
         assert_eq!(tally(&rows), (1, 1, 3));
         mark_waiting(&mut rows, "not run");
         let statuses: Vec<&str> = rows.iter().map(|r| r.status.as_str()).collect();

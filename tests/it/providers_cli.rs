@@ -5,7 +5,8 @@
 //! caps hold through repair turns, known or learnt; that Anthropic's two wires, Azure's `api-version` and `api-key`
 //! and Gemini's OpenAI path work, with the key written nowhere; that rate-limit headers set the wait; that cached
 //! and reasoning tokens reach the results; and that bad flags exit 2 with a located message and no file, while an
-//! endpoint answering 404 ends its samples as `api_error` with the server's words.
+//! endpoint answering 404 ends its samples as `api_error` with the server's words, and a proxy's HTML or text page in
+//! place of the API is retried when passing and reported by its title when not.
 
 use crate::support::{arbigraph_binary, http_get, scratch, start_provider_emulator, Killer};
 use arbigraph_studio::engine::agent::provider::PROFILES;
@@ -521,4 +522,37 @@ fn bad_flags_exit_2_with_a_located_message_and_an_endpoint_error_ends_samples_as
         assert!(error.contains("HTTP 404") && error.contains("no provider route at /nowhere/v1/chat/completions"), "sample {i}: {error}");
     }
     assert_eq!(results["summary"]["num_finished"], 3);
+}
+
+#[test]
+fn a_proxy_page_in_place_of_the_api_is_retried_when_passing_and_reported_by_its_title_when_not() {
+    let dir = scratch("providers-cli-gateway");
+    let dataset = write_dataset(&dir, 3, false);
+    let emulator = Emulator::start(&[]);
+    let url = emulator.url("/openai/v1");
+
+    // One nginx 502 page and one Envoy 503 line: both passing, both retried, nothing lost.
+    emulator.control("gateway=1&provider=openai&status=502");
+    emulator.control("gateway=1&provider=openai&status=503&page=text");
+    let output = dir.join("passing.json");
+    let run = eval(&dataset, &output, &["--provider", "openai", "--base-url", &url, "--model", "gpt-4o-mini", "--backoff-ms", "50"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_all_correct(&read(&output), 3, "after a gateway's 502 and 503");
+    let records = chat_records(&emulator.stats(), None);
+    assert_eq!((status_count(&records, 502), status_count(&records, 503)), (1, 1), "each page was served once");
+
+    // A firewall's 403 page on every request: the samples end `api_error` saying the page's title, not its markup.
+    emulator.reset();
+    emulator.control("gateway=1000&provider=openai&status=403");
+    let output = dir.join("refused.json");
+    let run = eval(&dataset, &output, &["--provider", "openai", "--base-url", &url, "--model", "gpt-4o-mini"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let results = read(&output);
+    assert_eq!(samples(&results).len(), 3, "nothing lost");
+    for (i, s) in samples(&results).iter().enumerate() {
+        assert_eq!(s["agent_status"], json!("api_error"), "sample {i}");
+        let error = s["agent_error"].as_str().expect("a failed sample says why");
+        assert!(error.starts_with("HTTP 403: 403 Forbidden (an HTML page"), "sample {i}: {error}");
+        assert!(!error.contains('<'), "sample {i}: no markup in {error}");
+    }
 }

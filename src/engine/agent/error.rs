@@ -37,13 +37,59 @@ impl AgentError {
     }
 }
 
-/// The first [`BODY_EXCERPT_CHARS`] characters of `text`, with an ellipsis when cut.
+/// What a person should read of an error body: its first [`BODY_EXCERPT_CHARS`] characters, with an
+/// ellipsis when cut. An HTML page (what a proxy, gateway or captive portal sends instead of the API's JSON)
+/// is reduced to its title, or its text without tags, and said to be a page, so the reason is not lost in markup.
 pub fn excerpt(text: &str) -> String {
+    let (text, page) = match html_text(text) {
+        Some(readable) => (readable, true),
+        None => (text.to_string(), false),
+    };
     let mut out: String = text.chars().take(BODY_EXCERPT_CHARS).collect();
     if text.chars().nth(BODY_EXCERPT_CHARS).is_some() {
         out.push('…');
     }
+    if page {
+        out.push_str(" (an HTML page, not the API's error: a proxy or gateway may have answered)");
+    }
     out
+}
+
+/// The readable text of an HTML page, or `None` when `body` is not one: the `<title>` when it has one, else the
+/// text between tags with whitespace collapsed.
+fn html_text(body: &str) -> Option<String> {
+    let head = body.trim_start();
+    let lower = head.get(..head.len().min(512))?.to_ascii_lowercase();
+    let is_page = lower.starts_with('<') && ["<!doctype html", "<html", "<head", "<body", "<title", "<h1"].iter().any(|tag| lower.contains(tag));
+    if !is_page {
+        return None;
+    }
+    let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower_all = body.to_ascii_lowercase();
+    if let Some(open) = lower_all.find("<title") {
+        let start = body[open..].find('>').map(|i| open + i + 1);
+        let end = lower_all[open..].find("</title>").map(|i| open + i);
+        if let (Some(start), Some(end)) = (start, end) {
+            let title = collapse(&body[start..end]);
+            if !title.is_empty() {
+                return Some(title);
+            }
+        }
+    }
+    let mut text = String::with_capacity(body.len());
+    let mut in_tag = false;
+    for c in body.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    Some(collapse(&text))
 }
 
 #[cfg(test)]
@@ -57,6 +103,21 @@ mod tests {
         assert_eq!(body_excerpt.chars().count(), BODY_EXCERPT_CHARS + 1);
         assert!(body_excerpt.ends_with('…'));
         assert_eq!(AgentError::http(404, "nope").to_string(), "HTTP 404: nope");
+    }
+
+    #[test]
+    fn an_html_page_is_reduced_to_its_title_or_its_text() {
+        let nginx = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+        let said = AgentError::http(502, nginx).to_string();
+        assert!(said.starts_with("HTTP 502: 502 Bad Gateway (an HTML page"), "{said}");
+        assert!(!said.contains('<'), "{said}");
+        let untitled = "<!DOCTYPE html><html><body><h1>Access denied</h1><p>Error code 1020</p></body></html>";
+        assert!(AgentError::http(403, untitled).to_string().starts_with("HTTP 403: Access denied Error code 1020 (an HTML page"));
+        // Text and JSON stay as they came.
+        let envoy = "upstream connect error or disconnect/reset before headers. reset reason: connection termination";
+        assert_eq!(AgentError::http(503, envoy).to_string(), format!("HTTP 503: {envoy}"));
+        assert_eq!(AgentError::http(400, r#"{"error": "<b>"}"#).to_string(), r#"HTTP 400: {"error": "<b>"}"#);
+        assert_eq!(AgentError::http(500, "<oops").to_string(), "HTTP 500: <oops");
     }
 
     #[test]

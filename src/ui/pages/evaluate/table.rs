@@ -1,7 +1,8 @@
 //! The run's table: a row per sample (`[data-testid="sample-row"]` with `data-status`), a finished one linking
-//! to its transcript on Results, a running one showing its streamed reply. A run's rows are drawn
-//! `ROWS_PER_FRAME` at a time, one chunk per animation frame, so starting a run of thousands of samples never
-//! holds the page for long; every row is in the page a few frames later.
+//! to its transcript on Results and saying why it failed when it did (`[data-testid="sample-error"]`), a running
+//! one showing its streamed reply. A run's rows are drawn `ROWS_PER_FRAME` at a time, one chunk per animation
+//! frame, so starting a run of thousands of samples never holds the page for long; every row is in the page a few
+//! frames later.
 
 use std::collections::BTreeMap;
 
@@ -45,9 +46,10 @@ pub fn RunTable(rows: RwSignal<Vec<Row>>, live_text: RwSignal<BTreeMap<usize, St
             <tbody>
                 // Keyed by what a row shows: a finished sample redraws its own row only, so a long run stays light.
                 <For each=move || { let count = drawn.get().2; rows.with(|r| r.iter().take(count).cloned().collect::<Vec<_>>()) }
-                    key=|r| (r.index, r.status.clone(), r.correct, r.turns) let:r>
+                    key=|r| (r.index, r.status.clone(), r.correct, r.turns, r.error.clone()) let:r>
                     {
                         let (status, index, finished) = (r.status.clone(), r.index, r.correct.is_some());
+                        let error = r.error.clone();
                         view! {
                             // A finished sample opens its transcript on Results.
                             <tr class="eval-row" data-testid="sample-row" data-status=status class:eval-row--done=finished on:click=move |_| {
@@ -60,6 +62,7 @@ pub fn RunTable(rows: RwSignal<Vec<Row>>, live_text: RwSignal<BTreeMap<usize, St
                                 } else {
                                     view! { <span>{index}</span> }.into_any()
                                 }}</td><td>{r.task}</td><td class="eval-status">{r.status}
+                                    {error.map(|e| view! { <span class="eval-row-error" data-testid="sample-error">{e}</span> })}
                                     {(!finished).then(|| move || live_text.with(|m| m.get(&index).map(|text| view! { <span class="eval-live" data-testid="live-text">{text.clone()}</span> })))}
                                 </td><td>{r.turns}</td>
                                 <td>{match r.correct { Some(true) => "yes", Some(false) => "no", None => "" }}</td>
