@@ -5,25 +5,10 @@
 //! reports reliability) and each instance's consistency (correct attempts out of attempts).
 
 use super::grading::{instance_key, GradedFile};
+use super::record::with_epoch;
 use crate::engine::grade::metrics::Accuracy;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// The attempt a results (or dataset) sample is: its `epoch` field, 0 when absent.
-pub fn epoch_of(sample: &Value) -> usize {
-    sample.get("epoch").and_then(Value::as_u64).map(|e| e as usize).unwrap_or(0)
-}
-
-/// `sample` marked as attempt `epoch`; epoch 0 leaves it unchanged, so single-epoch files carry no new field.
-pub fn with_epoch(sample: &Value, epoch: usize) -> Value {
-    let mut out = sample.clone();
-    if epoch > 0 {
-        if let Some(map) = out.as_object_mut() {
-            map.insert("epoch".into(), json!(epoch));
-        }
-    }
-    out
-}
 
 /// The samples of a run of `epochs` attempts: every sample once per epoch, epoch by epoch, so the first
 /// `samples.len()` entries are the plain dataset.
@@ -119,7 +104,8 @@ pub fn epoch_report(file: &Value, graded: &GradedFile) -> Option<EpochReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::results::{compare_runs, grade_results_file, GradeOptions, PairedBy};
+    use crate::engine::results::{compare_runs, epoch_of, grade_results_file, GradeOptions, PairedBy};
+    use serde_json::json;
 
     fn attempt(idx: u64, epoch: usize, answer: &str) -> Value {
         let sample = json!({"prompt": "Compute task_1_out.", "ground_truth": 7, "task_id": 0, "task_name": "AddTask", "sample_idx": idx,

@@ -4,8 +4,7 @@
 //! with; the comparison of several runs; and the context curves (prompt tokens per turn). The CLI's `grade`
 //! and the browser's Results page both call this.
 
-use super::epochs::epoch_of;
-use super::record::is_finished;
+use super::record::{epoch_of, is_finished};
 use crate::engine::agent::Strategy;
 use crate::engine::dataset::shape::{family_of, topology_of};
 use crate::engine::grade::collect::Answers;

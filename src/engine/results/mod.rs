@@ -1,4 +1,4 @@
-//! The results file (spec §7.6, §9), owned in one place: each sample's record (`record`), the summary both
+//! The results file, owned in one place: each sample's record (`record`), the summary both
 //! drivers write (`summary`), grading a whole file and comparing runs (`grading`), and the redaction of
 //! URLs before anything is written (`redact`), and runs of several epochs (`epochs`: each sample attempted k
 //! times, mean accuracy, pass^k and per-instance consistency). The CLI's `eval` and `grade`, and the browser's Evaluate and
@@ -10,11 +10,11 @@ mod record;
 mod redact;
 mod summary;
 
-pub use epochs::{epoch_of, epoch_report, expand_epochs, tally_attempts, with_epoch, EpochReport, InstanceConsistency};
+pub use epochs::{epoch_report, expand_epochs, tally_attempts, EpochReport, InstanceConsistency};
 pub use grading::{
     compare_many, instance_key, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, results_mode, results_samples, sample_cost, strategy_of, GradeOptions, GradedFile,
     GradedSample, PairedBy, ResultsError, Run, RunComparison,
 };
-pub use record::{is_finished, requests_json, result_sample, transcript_json};
+pub use record::{epoch_of, is_finished, requests_json, result_sample, transcript_json, with_epoch};
 pub use redact::redact_url;
 pub use summary::{aggregates, generation_params, RunHeader};

@@ -1,4 +1,4 @@
-//! One sample's results record (spec §7.6): the dataset sample copied unchanged plus the reference's fields
+//! One sample's results record: the dataset sample copied unchanged plus the reference's fields
 //! (`correct`, `token_length`, `agent_turns`, `agent_tool_calls`, `turn_outputs`, `expected_task_outputs`,
 //! `task_answers`, `agent_status`) and ours under new keys (`transcript`, `node_status`, `first_breaks`,
 //! `strategy`, `strategy_params`, `acg_record` (the `acg-lite` record), `strategy_record` (the other strategies'
@@ -138,6 +138,22 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
 /// True once a results sample has ended (any status but `in_progress`).
 pub fn is_finished(sample: &Value) -> bool {
     sample.get("agent_status").and_then(Value::as_str).is_some_and(|s| s != "in_progress")
+}
+
+/// The attempt a results (or dataset) sample is: its `epoch` field, 0 when absent.
+pub fn epoch_of(sample: &Value) -> usize {
+    sample.get("epoch").and_then(Value::as_u64).map(|e| e as usize).unwrap_or(0)
+}
+
+/// `sample` marked as attempt `epoch`; epoch 0 leaves it unchanged, so single-epoch files carry no new field.
+pub fn with_epoch(sample: &Value, epoch: usize) -> Value {
+    let mut out = sample.clone();
+    if epoch > 0 {
+        if let Some(map) = out.as_object_mut() {
+            map.insert("epoch".into(), json!(epoch));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
