@@ -10,7 +10,7 @@ use num_traits::{FromPrimitive, ToPrimitive};
 
 use super::ast::CmpOp;
 use super::error::{ExcClass, PyError};
-use super::set::PySet;
+use super::value::set::PySet;
 use super::value::{PyValue, ViewKind, MAX_COMPARE_DEPTH};
 
 /// `a == b` with Python semantics (numbers across int/bool/float, containers element-wise).

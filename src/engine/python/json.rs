@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use num_bigint::BigInt;
 
-use super::dict::Dict;
+use super::value::dict::Dict;
 use super::value::PyValue;
 
 /// Why text could not be read as a JSON value.

@@ -1,4 +1,4 @@
-//! Our own interpreter for the Python subset the tracing tasks use (spec §4.5): exact Python semantics for
+//! Our own interpreter for the Python subset the tracing tasks use (docs/PYTHON_POOL.md lists it): exact Python semantics for
 //! ints (any size), floats, strings, lists, tuples, dicts, sets, closures and recursion, run under
 //! deterministic limits so that pasted code can never hang or exhaust memory.
 //!
@@ -20,7 +20,6 @@ pub mod ast;
 pub mod builtin_names;
 pub mod builtins;
 pub mod compare;
-pub mod dict;
 pub mod error;
 pub mod eval;
 pub mod hash;
@@ -30,7 +29,6 @@ mod ops;
 pub mod parser;
 mod resolve;
 pub mod rewrite;
-pub mod set;
 mod subscript;
 pub mod unparse;
 pub mod value;
@@ -68,7 +66,7 @@ pub struct ParamSig {
     pub annotation: Option<String>,
 }
 
-/// The typed signature of a function, read from its annotations (§4.2).
+/// The typed signature of a function, read from its annotations.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionSig {
     pub name: String,
@@ -108,7 +106,7 @@ impl FunctionSig {
     }
 }
 
-/// §4.2: an annotation is a list if it subscripts `list`/`List`, or subscripts `tuple`/`Tuple` with a list inside.
+/// An annotation is a list if it subscripts `list`/`List`, or subscripts `tuple`/`Tuple` with a list inside.
 pub fn annotation_kind(annotation: Option<&ast::Expr>) -> Kind {
     use ast::ExprKind;
     let Some(e) = annotation else { return Kind::Scalar };

@@ -12,7 +12,7 @@ use num_traits::{Signed, ToPrimitive, Zero};
 use super::ast::{BinOp, UnaryOp};
 use super::error::ExcClass;
 use super::eval::{exc, Interp, Res};
-use super::set::PySet;
+use super::value::set::PySet;
 use super::value::*;
 use crate::engine::value::float_divmod;
 

@@ -10,10 +10,10 @@ use num_traits::Num;
 
 use super::{arity, no_kwargs, take_kw, to_index};
 use crate::engine::python::builtin_names::Builtin;
-use crate::engine::python::dict::Dict;
+use crate::engine::python::value::dict::Dict;
 use crate::engine::python::error::ExcClass;
 use crate::engine::python::eval::{exc, Interp, Res};
-use crate::engine::python::set::PySet;
+use crate::engine::python::value::set::PySet;
 use crate::engine::python::value::{big_to_f64, str_repr, PyValue};
 
 /// `int(x=0, base=10)`.

@@ -8,10 +8,10 @@ use std::rc::Rc;
 use super::convert::{add_to_set, SetSource};
 use super::{arity, no_kwargs, take_kw, to_index, Qual};
 use crate::engine::python::compare::py_eq;
-use crate::engine::python::dict::Dict;
+use crate::engine::python::value::dict::Dict;
 use crate::engine::python::error::ExcClass;
 use crate::engine::python::eval::{exc, Interp, Res};
-use crate::engine::python::set::PySet;
+use crate::engine::python::value::set::PySet;
 use crate::engine::python::value::{ListRef, PyValue, ViewKind};
 
 const LIST_METHODS: &[&str] = &["append", "pop", "insert", "extend", "sort", "index", "count", "reverse", "remove", "copy", "clear"];

@@ -8,9 +8,9 @@ use std::rc::Rc;
 use super::{exc, Frame, Interp, Res, Sink};
 use crate::engine::python::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind};
 use crate::engine::python::compare::{is_same, py_eq, py_order};
-use crate::engine::python::dict::Dict;
+use crate::engine::python::value::dict::Dict;
 use crate::engine::python::error::ExcClass;
-use crate::engine::python::set::PySet;
+use crate::engine::python::value::set::PySet;
 use crate::engine::python::value::{PyIter, PyValue, ViewKind};
 
 impl Interp<'_> {

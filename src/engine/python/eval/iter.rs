@@ -4,9 +4,9 @@
 
 use super::{exc, Frame, Interp, Res};
 use crate::engine::python::ast::{BinOp, Comprehension, Expr};
-use crate::engine::python::dict::Dict;
+use crate::engine::python::value::dict::Dict;
 use crate::engine::python::error::ExcClass;
-use crate::engine::python::set::PySet;
+use crate::engine::python::value::set::PySet;
 use crate::engine::python::value::{PyIter, PyValue, ViewKind};
 
 /// What a comprehension produces.

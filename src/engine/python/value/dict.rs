@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::hash::HashKey;
-use super::value::PyValue;
+use crate::engine::python::hash::HashKey;
+use super::PyValue;
 
 /// A small, fast, deterministic hasher for dict indexes (FxHash's multiply-rotate); iteration order never
 /// depends on it, since dicts keep insertion order.

@@ -6,6 +6,9 @@
 //! insertion-ordered dict in `dict` and the set, which reproduces CPython's hash-table iteration order for
 //! ints, in `set`.
 
+pub mod dict;
+pub mod set;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -14,10 +17,10 @@ use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
 
 use super::ast::FunctionDef;
 use super::builtin_names::Builtin;
-use super::dict::Dict;
 use super::error::{ExcClass, PyError};
 use super::hash::HashKey;
-use super::set::PySet;
+use dict::Dict;
+use set::PySet;
 
 /// A shared, mutable list.
 pub type ListRef = Rc<RefCell<Vec<PyValue>>>;

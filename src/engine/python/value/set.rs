@@ -2,8 +2,8 @@
 //! finger for `pop`), with CPython's resizing and its algorithms for merging, intersection and differences, so
 //! that iteration order matches CPython for ints, whose hashes are deterministic.
 
-use super::hash::{cpython_hash, HashKey};
-use super::value::PyValue;
+use crate::engine::python::hash::{cpython_hash, HashKey};
+use super::PyValue;
 
 const PERTURB_SHIFT: u32 = 5;
 const LINEAR_PROBES: usize = 9;
