@@ -1,4 +1,4 @@
-//! The agent harness (spec §7), without IO. `session` is the state machine of one sample: `AgentSession::start`
+//! The agent harness, without IO. `session` is the state machine of one sample: `AgentSession::start`
 //! gives the first request, `on_reply` consumes a reply and returns the next request or the finished record.
 //! `driver` runs it over any `ChatBackend` (fetch in the browser, blocking HTTP in the CLI, canned replies in
 //! tests) with the shared `retry` policy; the backend sends and sleeps, the engine decides.
@@ -24,6 +24,7 @@ pub mod prompts;
 pub mod retry;
 pub mod session;
 pub mod strategy;
+pub mod tokens;
 pub mod toolcalls;
 pub mod wire;
 
@@ -34,5 +35,6 @@ pub use endpoint::{Endpoint, Secret};
 pub use error::AgentError;
 pub use provider::{Profile, RequestShape, Wire};
 pub use retry::RetryPolicy;
-pub use session::{estimate_tokens, turn_text, AgentInput, ImageInputError, InputError, AgentRecord, AgentSession, RepairCounts, RequestLog, Status, Step, UsageTotals, CHARS_PER_TOKEN};
+pub use session::{turn_text, AgentInput, ImageInputError, InputError, AgentRecord, AgentSession, RepairCounts, RequestLog, Status, Step, UsageTotals};
+pub use tokens::{estimate_tokens, CHARS_PER_TOKEN};
 pub use strategy::{Strategy, StrategyError};

@@ -1,4 +1,4 @@
-//! One sample's conversation as a state machine (spec §7.3): `start` gives the first request, `on_reply` consumes
+//! One sample's conversation as a state machine: `start` gives the first request, `on_reply` consumes
 //! the model's reply and returns the next request or the finished record, `on_error` ends a sample whose call
 //! failed for good. The context strategy builds every request and may ask for an auxiliary call first (a
 //! summary): the session returns it as `Step::Auxiliary`, the driver sends it like any request, and its reply
@@ -8,12 +8,13 @@ use super::chat::{ImagePart, ChatReply, ChatRequest, Message, RequestKind, Role,
 use super::config::{AgentConfig, Budgets};
 use super::error::AgentError;
 use super::strategy::{estimate_request_tokens, CallEvent, ContextInput, Plan, Strategy, StrategyState, TokenEstimator, TurnEvent};
+use super::tokens::estimate_tokens;
 use super::{prompts, toolcalls};
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::{grade_answers, SampleGrade, SampleSpec, SpecError};
 use serde_json::Value;
 
-/// How a sample ended (spec §7.5, plus `api_error`).
+/// How a sample ended (the reference's statuses, plus `api_error`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
     /// Every expected answer given.
@@ -240,14 +241,6 @@ pub struct AgentSession {
     pending: RequestKind,
     requests: Vec<RequestLog>,
     finished: Option<Step>,
-}
-
-/// Characters per token when nothing better is known.
-pub const CHARS_PER_TOKEN: f64 = 4.0;
-
-/// Rough token count of a text (characters / 4, rounded up).
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as f64 / CHARS_PER_TOKEN).ceil() as u64
 }
 
 impl AgentSession {

@@ -28,7 +28,7 @@ pub use requirements::{dependencies, requirements_of, Requirement};
 pub use summary::SummaryState;
 
 use super::chat::{Message, RequestKind, Role};
-use super::session::estimate_tokens;
+use super::tokens::estimate_tokens;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::SampleSpec;
 use serde_json::{json, Map, Value};
