@@ -1,5 +1,14 @@
-//! Widgets shared by the pages: error display, role-coloured prompts, messages with code spans, and how a file's
-//! size reads.
+//! Widgets shared by the pages: error display, role-coloured prompts, messages with code spans, how a file's
+//! size reads, opening dataset files (`files`), a job's progress (`progress`) and the price fields (`spend`).
+//! A page never imports another page: what two pages share lives here.
+
+mod files;
+mod progress;
+mod spend;
+
+pub use files::{DropZone, OpenFileButton};
+pub use progress::RunProgress;
+pub use spend::{spend_field, PriceFields};
 
 use leptos::prelude::*;
 

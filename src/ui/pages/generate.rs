@@ -10,7 +10,7 @@ use crate::app::link::Link;
 use crate::app::plan::{ALL_FAMILIES, PAPER};
 use crate::engine::dataset::FileFormat;
 use crate::ui::common::ErrorView;
-use crate::ui::pages::browse::{DropZone, OpenFileButton, RunProgress};
+use crate::ui::common::{DropZone, OpenFileButton, RunProgress};
 use crate::ui::route::hash_query;
 use crate::ui::state::{AppState, GenerationState, Source};
 

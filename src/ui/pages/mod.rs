@@ -1,7 +1,7 @@
 //! One component per route.
 
 mod about;
-pub(crate) mod browse;
+mod browse;
 mod design;
 mod evaluate;
 mod generate;

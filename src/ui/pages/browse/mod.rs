@@ -3,16 +3,11 @@
 //! opens, Escape closes. `#/browse?…` links regenerate one sample or open a dataset at a position.
 
 mod datasets;
-mod files;
 mod filters;
 mod graph;
 mod instance;
 mod list;
 mod pictures;
-mod progress;
-
-pub use files::{DropZone, OpenFileButton};
-pub use progress::RunProgress;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -20,7 +15,7 @@ use wasm_bindgen::JsCast;
 use crate::app::catalog::{index_at, position_of};
 use crate::app::link::Link;
 use crate::app::list_window::ListKey;
-use crate::ui::common::ErrorView;
+use crate::ui::common::{DropZone, ErrorView, OpenFileButton, RunProgress};
 use crate::ui::route::hash_query;
 use crate::ui::state::{AppState, BrowseState};
 

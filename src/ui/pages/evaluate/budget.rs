@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::app::estimate::{estimate, estimate_line};
 use crate::engine::agent::prompts::SYSTEM_PROMPT;
+use crate::ui::common::{spend_field, PriceFields};
 use crate::ui::state::AppState;
 
 /// The fields and the estimate of the samples `samples` returns (the run's, as Run would start it).
@@ -46,36 +47,5 @@ pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl Int
             {move || (!line.get().is_empty()).then(|| view! { <span class="muted eval-preset-note" data-testid="estimate-line">{line.get()}</span> })}
             {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert" data-testid="budget-error">{p}</span> })}
         </div>
-    }
-}
-
-/// What a change of spend field `name` (`Spend::with`'s names) does: sets it in the run settings, or puts why
-/// not in `problem`.
-fn spend_field(name: &'static str, problem: RwSignal<Option<String>>) -> impl Fn(leptos::ev::Event) {
-    let settings = expect_context::<AppState>().evaluation.settings;
-    move |ev: leptos::ev::Event| match settings.get_untracked().spend.with(name, &event_target_value(&ev)) {
-        Ok(spend) => {
-            problem.set(None);
-            settings.update(|s| s.spend = spend);
-        }
-        Err(message) => problem.set(Some(message)),
-    }
-}
-
-/// The input and output price fields (with test ids `testids`), shared by the run's budget and the comparison
-/// of runs; a bad value is put in `problem`.
-#[component]
-pub fn PriceFields(testids: (&'static str, &'static str), problem: RwSignal<Option<String>>) -> impl IntoView {
-    let settings = expect_context::<AppState>().evaluation.settings;
-    let shown = |value: f64| if value > 0.0 { value.to_string() } else { String::new() };
-    view! {
-        <label title="Price per million input (prompt) tokens">"$ / M input "
-            <input type="number" data-testid=testids.0 min="0" step="0.01" style="width:5em" placeholder="0"
-                prop:value=move || settings.with(|s| shown(s.spend.price_in)) on:change=spend_field("price_in", problem) />
-        </label>
-        <label title="Price per million output (completion) tokens">"$ / M output "
-            <input type="number" data-testid=testids.1 min="0" step="0.01" style="width:5em" placeholder="0"
-                prop:value=move || settings.with(|s| shown(s.spend.price_out)) on:change=spend_field("price_out", problem) />
-        </label>
     }
 }

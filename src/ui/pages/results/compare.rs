@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::app::compare::{compare_files, spend_table, CompareTable, Flip, RunSpend};
 use crate::app::transcript::transcript_of;
 use crate::ui::common::ErrorView;
-use crate::ui::pages::evaluate::budget::PriceFields;
+use crate::ui::common::PriceFields;
 use crate::ui::state::AppState;
 use super::transcript::TranscriptView;
 use crate::web::files::picked_texts;
