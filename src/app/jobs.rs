@@ -3,7 +3,7 @@
 //! is plain Rust advanced one slice at a time (`step`), so the same code runs in the Web Worker (`web::worker`,
 //! between messages) and, where workers are unavailable, on the main thread between frames. The samples live
 //! in the runner's `Store`; the page receives small `Row`s and asks for a `Detail` when it shows one.
-//! Messages are serde JSON: the worker protocol of docs/APP_ARCHITECTURE.md.
+//! Messages are serde JSON: the worker protocol of ARCHITECTURE.md's serialization invariant.
 
 use std::rc::Rc;
 

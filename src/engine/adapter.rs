@@ -1,5 +1,5 @@
 //! Preprocessing adapters: how a task maps the raw incoming value onto its own domain, exactly as the
-//! reference does (§1.3 of the spec), plus the sentence that tells the model to do the same.
+//! reference does, plus the sentence that tells the model to do the same.
 //!
 //! Example: a scalar adapter with rounding, `|v| mod 100` and `+1` turns `-14.5` into `15 + 1 = 16`, and its
 //! prompt sentence reads "Let val_3 be task_2_out preprocessed as follows: round it to an integer, …; then add 1 to it."

@@ -1,4 +1,4 @@
-//! The calculator tool's evaluator (spec §7.2): Python arithmetic over exact big integers and floats, with caps
+//! The calculator tool's evaluator: Python arithmetic over exact big integers and floats, with caps
 //! on exponent and result size so that no expression can hang or exhaust memory.
 //!
 //! Supported: int and float literals (`1_000`, `0x1F`, `1e3`, `.5`), unary `+ -`, binary `+ - * / // % **`

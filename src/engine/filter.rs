@@ -1,4 +1,4 @@
-//! Degenerate-output filters (§1.5): outputs too trivial to be a meaningful test are rejected and resampled.
+//! Degenerate-output filters, as the reference applies them: outputs too trivial to be a meaningful test are rejected and resampled.
 
 use super::value::{Number, Value};
 

@@ -4,7 +4,7 @@
 //! The pipeline, in reading order: a topology or a custom `graph` is validated, `generate` instantiates its
 //! `tasks` with seeded randomness into instances (prompt + ground truths), `dataset` writes and reads them in
 //! the reference's JSON, the sans-IO `agent` loop turns an instance into a transcript, and `grade` scores it.
-//! Nothing here does IO, reads a clock, or imports a web crate (`tests/architecture.rs` enforces this), so the
+//! Nothing here does IO, reads a clock, or imports a web crate (`tests/it/architecture.rs` enforces this), so the
 //! same code runs natively under `cargo test` and in the browser.
 
 pub mod adapter;

@@ -1,4 +1,4 @@
-//! The run store in IndexedDB (through `rexie`), laid out as docs/APP_ARCHITECTURE.md says: `runs` (run id → the
+//! The run store in IndexedDB (through `rexie`), laid out as ARCHITECTURE.md's serialization invariant says: `runs` (run id → the
 //! run's spec: samples, settings, base URL and model, never the key), `samples` (`run|index` → the result record
 //! once the sample is done) and `turns` (`run|index|seq` → each reply as the wire's JSON, written before the
 //! session consumes it). Keys are strings padded so that key order is run, sample, reply order; values are JSON text.

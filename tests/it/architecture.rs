@@ -1,7 +1,10 @@
 //! Tidy checks on the source tree: the engine imports no web crate and does no IO, each engine module imports
-//! only the modules below it (the layering in ARCHITECTURE.md), only `render` touches the layout crates, `web`
-//! never reaches into `ui`, `app` needs no browser, every file says what it owns, and no test is skipped or
-//! expected to panic.
+//! only the modules below it (the layering in ARCHITECTURE.md; grouped and multi-line `use` statements and
+//! `super::` paths are resolved), the engine never reaches into the app, `ui` or `web`, only `render` touches the
+//! layout crates, `web` never reaches into `ui`, `app` needs no browser, a page never imports another page, the
+//! CLI imports only the engine (and the app modules listed in `BIN_APP_MODULES`), every file says what it owns,
+//! and no test is skipped or expected to panic. The docs and comments cite only repository paths that exist and
+//! no `§` of a document the repository does not hold.
 //! The checker is tested on planted violations, so a rule that stopped firing would fail here.
 
 use std::path::{Path, PathBuf};
@@ -35,6 +38,14 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
     ("results", &["agent", "dataset", "grade", "literal", "value"]),
 ];
 
+/// The app's pages: `src/ui/pages/<page>.rs` and `src/ui/pages/<page>/`. A page may import shared parts
+/// (`ui::common`, `ui::state`, `app`, …) but never another page.
+const PAGES: [&str; 6] = ["about", "browse", "design", "evaluate", "generate", "results"];
+
+/// App modules the CLI may import, and why: generation planning (the paper's dataset plan and the form a site
+/// and a link share) still lives in the app; everything else the CLI needs is in the engine.
+const BIN_APP_MODULES: [&str; 2] = ["form", "plan"];
+
 /// One broken rule, located.
 #[derive(Debug, PartialEq)]
 struct Violation {
@@ -53,6 +64,10 @@ enum Place {
     Web,
     /// Under `src/app/`: the app's logic, which must run without a browser.
     App,
+    /// A page: `src/ui/pages/<name>.rs` or a file under `src/ui/pages/<name>/`.
+    Page(String),
+    /// The command-line tool, under `src/bin/`.
+    Bin,
     /// Anywhere else.
     Other,
 }
@@ -71,6 +86,15 @@ impl Place {
         }
         if relative.starts_with("src/app/") {
             return Place::App;
+        }
+        if relative.starts_with("src/bin/") {
+            return Place::Bin;
+        }
+        if let Some(rest) = relative.strip_prefix("src/ui/pages/") {
+            let name = rest.split('/').next().unwrap_or("").trim_end_matches(".rs");
+            if PAGES.contains(&name) {
+                return Place::Page(name.to_string());
+            }
         }
         Place::Other
     }
@@ -109,6 +133,138 @@ fn engine_modules_named(code: &str, super_is_engine: bool) -> Vec<String> {
     out
 }
 
+/// The module path of a file under `src/` (`src/ui/pages/evaluate/table.rs` is `ui::pages::evaluate::table`, a
+/// `mod.rs` is its folder, the crate roots are empty); `None` for the CLI and files outside `src/`.
+fn module_of(relative: &str) -> Option<Vec<String>> {
+    let rest = relative.strip_prefix("src/")?;
+    if rest.starts_with("bin/") {
+        return None;
+    }
+    let mut parts: Vec<String> = rest.trim_end_matches(".rs").split('/').map(str::to_string).collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    if matches!(parts.as_slice(), [root] if ["lib", "main", "worker"].contains(&root.as_str())) {
+        parts.clear();
+    }
+    Some(parts)
+}
+
+/// Expands one path with `{…}` groups (`a::{b, c::{d, e}}`) into its plain paths, as segment lists.
+fn expand_group(text: &str) -> Vec<Vec<String>> {
+    let text = text.trim();
+    let Some(open) = text.find('{') else {
+        let plain = text.split(" as ").next().unwrap_or("").trim();
+        let segments: Vec<String> = plain.split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "*").collect();
+        return if segments.is_empty() { vec![] } else { vec![segments] };
+    };
+    let head: Vec<String> = text[..open].split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    let inner = text[open + 1..].strip_suffix('}').unwrap_or(&text[open + 1..]);
+    let (mut items, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[start..]);
+    let mut out = Vec::new();
+    for item in items {
+        for tail in expand_group(item) {
+            let mut path = head.clone();
+            path.extend(tail.into_iter().filter(|s| s != "self"));
+            out.push(path);
+        }
+    }
+    if out.is_empty() && !head.is_empty() {
+        out.push(head);
+    }
+    out
+}
+
+/// Library-internal path roots: `crate::` from the crate root, `super::` and `self::` against the module.
+const LIB_ROOTS: [&str; 3] = ["crate::", "super::", "self::"];
+
+/// Every path starting at one of `roots` that a line of code names, made absolute (`crate::` and
+/// `arbigraph_studio::` from the library's root, `super::` and `self::` against `module`), `{…}` groups expanded.
+fn crate_paths(code: &str, module: &[String], roots: &[&str]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for &prefix in roots {
+        for (at, _) in code.match_indices(prefix) {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            // The path runs over segments, `::` and balanced `{…}` groups.
+            let (mut end, mut depth) = (at, 0i32);
+            for (i, c) in code[at..].char_indices() {
+                let ok = c.is_alphanumeric() || c == '_' || c == ':' || c == '*' || (depth > 0 && (c == ',' || c == ' ' || c == '{' || c == '}'));
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth > 0 => depth -= 1,
+                    _ if !ok => break,
+                    _ => {}
+                }
+                end = at + i + c.len_utf8();
+                if depth == 0 && c == '}' {
+                    break;
+                }
+            }
+            for path in expand_group(&code[at..end]) {
+                let mut resolved: Vec<String> = Vec::new();
+                let mut segments = path.into_iter().peekable();
+                match segments.peek().map(String::as_str) {
+                    Some("crate" | "arbigraph_studio") => {
+                        segments.next();
+                    }
+                    Some("self") => {
+                        segments.next();
+                        resolved = module.to_vec();
+                    }
+                    Some("super") => {
+                        resolved = module.to_vec();
+                        while segments.peek().is_some_and(|s| s == "super") {
+                            segments.next();
+                            resolved.pop();
+                        }
+                    }
+                    _ => continue,
+                }
+                resolved.extend(segments);
+                out.push(resolved);
+            }
+        }
+    }
+    out
+}
+
+/// A file's lines for checking, with a multi-line `use` statement joined onto the line where it starts.
+fn logical_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut open_use = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim_start();
+        if open_use {
+            let code = if line.starts_with("//") { "" } else { line.split("//").next().unwrap_or("") };
+            if let Some(last) = out.last_mut() {
+                last.1.push(' ');
+                last.1.push_str(code.trim());
+            }
+            open_use = !code.contains(';');
+            continue;
+        }
+        let is_use = ["use ", "pub use ", "pub(crate) use ", "pub(super) use "].iter().any(|p| line.starts_with(p));
+        open_use = is_use && !line.split("//").next().unwrap_or("").contains(';');
+        out.push((i + 1, raw.to_string()));
+    }
+    out
+}
+
 /// Checks one file's text at `relative` (a path under the crate root).
 fn check_source(relative: &str, text: &str) -> Vec<Violation> {
     let place = Place::of(relative);
@@ -120,7 +276,9 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
     let engine_modules: Vec<&str> = ENGINE_LAYERS.iter().map(|(m, _)| *m).collect();
     // The layering binds the code; a module's own tests (at the bottom, by convention) may use any engine module.
     let mut in_tests = false;
-    for (i, raw) in text.lines().enumerate() {
+    let module = module_of(relative).unwrap_or_default();
+    for (number, raw) in logical_lines(text) {
+        let i = number - 1;
         let line = raw.trim_start();
         if line.starts_with("//") {
             continue;
@@ -145,9 +303,37 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
                 push(i + 1, "the engine must not print".into());
             }
             let allowed: &[&str] = ENGINE_LAYERS.iter().find(|(m, _)| m == module).map(|(_, a)| *a).unwrap_or(&[]);
-            for named in engine_modules_named(code, *super_is_engine).into_iter().filter(|_| !in_tests) {
+            let mut named = engine_modules_named(code, *super_is_engine);
+            for path in crate_paths(code, &module_of(relative).unwrap_or_default(), &LIB_ROOTS) {
+                match path.first().map(String::as_str) {
+                    Some("engine") => named.extend(path.get(1).cloned()),
+                    Some(outer @ ("app" | "ui" | "web")) => push(i + 1, format!("the engine must not reach into `{outer}`")),
+                    _ => {}
+                }
+            }
+            named.sort();
+            named.dedup();
+            for named in named.into_iter().filter(|_| !in_tests) {
                 if named != *module && engine_modules.contains(&named.as_str()) && !allowed.contains(&named.as_str()) {
                     push(i + 1, format!("engine module `{module}` must not import `{named}` (see the layering in ARCHITECTURE.md)"));
+                }
+            }
+        }
+        if let Place::Page(page) = &place {
+            for path in crate_paths(code, &module, &LIB_ROOTS) {
+                if let [ui, pages, other, ..] = path.as_slice() {
+                    if ui == "ui" && pages == "pages" && other != page && PAGES.contains(&other.as_str()) {
+                        push(i + 1, format!("page `{page}` must not import page `{other}`: move what they share to `ui::common` or `app`"));
+                    }
+                }
+            }
+        }
+        if place == Place::Bin {
+            for path in crate_paths(code, &[], &["arbigraph_studio::"]) {
+                match path.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+                    ["engine", ..] | [] => {}
+                    ["app", name, ..] if BIN_APP_MODULES.contains(name) => {}
+                    other => push(i + 1, format!("the CLI imports only the engine (and app::{{{}}}), not `{}`", BIN_APP_MODULES.join(", "), other.join("::"))),
                 }
             }
         }
@@ -162,6 +348,7 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
             push(i + 1, "app logic must run without a browser: no ui, web or web crates".into());
         }
     }
+    out.dedup();
     out
 }
 
@@ -175,6 +362,236 @@ fn rust_files(dir: &Path, acc: &mut Vec<PathBuf>) {
             acc.push(path);
         }
     }
+}
+
+/// Folders whose paths are written by tools at run time, never committed: a citation into them names an output.
+const OUTPUT_FOLDERS: [&str; 4] = ["target", "dist", "node_modules", "__pycache__"];
+
+/// Top-level folders a citation can name, and the `src/` modules cited without their `src/` prefix.
+const CITED_ROOTS: [&str; 14] = [".ci", "data", "docs", "e2e", "fuzz", "public", "reference-samples", "scripts", "src", "style", "tests", "tools", "engine", "app"];
+
+/// The repository paths a text cites (`src/engine/grade/mod.rs`, `tests/it/cli.rs:40`, `engine/agent/`), with
+/// their lines; `engine/…` and `app/…` are read under `src/`. Globs, placeholders and outputs are left out.
+fn cited_paths(text: &str, comments_only: bool) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let scope = if comments_only {
+            match line.find("//") {
+                Some(at) => &line[at..],
+                None => continue,
+            }
+        } else {
+            line
+        };
+        for (at, _) in scope.match_indices('/') {
+            // Walk back to the start of the word holding this slash; only the first slash of a word starts a path.
+            let start = scope[..at].char_indices().rev().find(|(_, c)| !(c.is_alphanumeric() || "._-/".contains(*c))).map_or(0, |(p, c)| p + c.len_utf8());
+            if scope[start..at].contains('/') || start == at {
+                continue;
+            }
+            if start > 0 && scope[..start].ends_with("../") {
+                continue;
+            }
+            let word: String = scope[start..].chars().take_while(|c| c.is_alphanumeric() || "._-/".contains(*c)).collect();
+            let word = word.trim_end_matches(['.', '-']);
+            let root = word.split('/').next().unwrap_or("");
+            let before = scope[..start].chars().next_back();
+            if !CITED_ROOTS.contains(&root) || before.is_some_and(|c| c == ':' || c == '@' || c == '.' || c == '#') {
+                continue;
+            }
+            if word.split('/').any(|s| OUTPUT_FOLDERS.contains(&s) || s.chars().any(|c| c.is_ascii_uppercase()) && !s.contains('.')) {
+                continue;
+            }
+            let after = &scope[start + word.len()..];
+            if after.starts_with(['*', '{', '<', '$']) || word.ends_with('/') && after.starts_with(['*', '<']) {
+                continue;
+            }
+            let path = if root == "engine" || root == "app" { format!("src/{word}") } else { word.to_string() };
+            out.push((i + 1, path));
+        }
+    }
+    out
+}
+
+/// Whether `path` names something in the repository at `root` (a module may be cited without its `.rs`).
+fn exists(root: &Path, path: &str) -> bool {
+    let full = root.join(path.trim_end_matches('/'));
+    full.exists() || full.with_extension("rs").exists() && !path.ends_with('/')
+}
+
+/// The text files whose citations are checked: the docs, and the comments of the code and scripts.
+fn cited_files(root: &Path) -> Vec<(PathBuf, bool)> {
+    fn walk(dir: &Path, acc: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if path.is_dir() {
+                if !OUTPUT_FOLDERS.contains(&name.as_str()) && !name.starts_with('.') || name == ".ci" {
+                    walk(&path, acc);
+                }
+            } else {
+                acc.push(path);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    walk(root, &mut all);
+    all.into_iter()
+        .filter_map(|p| {
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_string();
+            match ext.as_str() {
+                "md" => Some((p, false)),
+                "rs" | "mjs" | "js" | "css" => Some((p, true)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn docs_and_comments_cite_paths_that_exist_and_no_section_of_an_absent_document() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = cited_files(root);
+    assert!(files.iter().any(|(f, _)| f.ends_with("ARCHITECTURE.md")) && files.iter().any(|(f, _)| f.ends_with("src/engine/mod.rs")), "the walk found the docs and the code");
+    let mut problems = Vec::new();
+    let mut citations = 0;
+    for (path, comments_only) in &files {
+        // This file spells out planted citations as data.
+        if path.ends_with("tests/it/architecture.rs") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let name = path.strip_prefix(root).unwrap_or(path).display().to_string();
+        for (line, cited) in cited_paths(&text, *comments_only) {
+            citations += 1;
+            if !exists(root, &cited) {
+                problems.push(format!("{name}:{line}: cites `{cited}`, which is not in the repository"));
+            }
+        }
+        for (i, l) in text.lines().enumerate() {
+            if l.contains('§') {
+                problems.push(format!("{name}:{}: a `§` citation: name the document and what it says instead", i + 1));
+            }
+        }
+    }
+    assert!(citations > 100, "too few citations found ({citations}): the scanner is broken");
+    assert!(problems.is_empty(), "stale citations:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn citation_scanner_finds_paths_in_prose_and_comments_only() {
+    let prose = "See `src/engine/grade/mod.rs:40` and engine/agent/, tests/it/cli.rs.\nNot https://x.org/src/a.rs nor ../shared/docs/X.md nor src/*.rs nor target/debug/x nor docs/<name>.md\n";
+    let found: Vec<String> = cited_paths(prose, false).into_iter().map(|(_, p)| p).collect();
+    assert_eq!(found, vec!["src/engine/grade/mod.rs", "src/engine/agent/", "tests/it/cli.rs"]);
+    let code = "let p = \"src/nowhere.rs\"; // reads docs/GONE.md\n";
+    assert_eq!(cited_paths(code, true), vec![(1, "docs/GONE.md".to_string())]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(exists(root, "src/engine/grade/mod.rs") && exists(root, "src/engine/agent/") && exists(root, "src/engine/agent/session"));
+    assert!(!exists(root, "tests/architecture.rs") && !exists(root, "docs/APP_ARCHITECTURE.md"));
+}
+
+/// The modules each module's code (tests left out) names, as `(from, to)` module paths: every path a line names,
+/// cut to the longest prefix that is a module of `modules`.
+fn module_edges(files: &[(Vec<String>, String)], modules: &[Vec<String>]) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut edges = Vec::new();
+    for (module, text) in files {
+        for (_, raw) in logical_lines(text) {
+            let line = raw.trim_start();
+            if line.starts_with("#[cfg(test)]") {
+                break;
+            }
+            if line.starts_with("//") {
+                continue;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            for path in crate_paths(code, module, &LIB_ROOTS) {
+                let to = (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p)).unwrap_or_default();
+                edges.push((module.clone(), to));
+            }
+        }
+    }
+    edges
+}
+
+/// Import circles between sibling modules: an edge `a::x::… → a::y::…` is an edge `x → y` among the children of
+/// `a` (edges to an ancestor or from a module to its own children are how a module and its parts talk, and are
+/// left out). Each circle is given as its parent and its members in order.
+fn circles(edges: &[(Vec<String>, Vec<String>)]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (from, to) in edges {
+        let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+        if let (Some(a), Some(b)) = (from.get(common), to.get(common)) {
+            graphs.entry(from[..common].to_vec()).or_default().entry(a.clone()).or_default().insert(b.clone());
+        }
+    }
+    let mut found = Vec::new();
+    for (parent, graph) in &graphs {
+        // A depth-first search from each node in order; a circle is reported once, from its smallest member.
+        for start in graph.keys() {
+            let mut stack = vec![(start.clone(), vec![start.clone()])];
+            while let Some((node, trail)) = stack.pop() {
+                for next in graph.get(&node).into_iter().flatten() {
+                    if next == start {
+                        let text = format!("{}: {} → {start}", if parent.is_empty() { "crate".to_string() } else { parent.join("::") }, trail.join(" → "));
+                        if !found.contains(&text) && trail.iter().all(|m| m >= start) {
+                            found.push(text);
+                        }
+                    } else if !trail.contains(next) && next > start {
+                        let mut longer = trail.clone();
+                        longer.push(next.clone());
+                        stack.push((next.clone(), longer));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Circles kept on purpose, each with why: one recursive type split over two files.
+const KNOWN_CIRCLES: [(&str, &str); 1] = [(
+    "engine::python: ast → value → ast",
+    "a function value holds its definition and a constant expression holds a value; a separate literal type would copy the numeric tower",
+)];
+
+#[test]
+fn no_two_modules_import_each_other_in_a_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    rust_files(&root.join("src"), &mut paths);
+    let files: Vec<(Vec<String>, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let relative = p.strip_prefix(root).ok()?.display().to_string();
+            Some((module_of(&relative)?, std::fs::read_to_string(p).ok()?))
+        })
+        .collect();
+    let modules: Vec<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+    let edges = module_edges(&files, &modules);
+    assert!(edges.len() > 500, "too few imports found ({}): the scanner is broken", edges.len());
+    let found = circles(&edges);
+    for (known, _why) in KNOWN_CIRCLES {
+        assert!(found.iter().any(|c| c == known), "`{known}` is gone: take it off KNOWN_CIRCLES");
+    }
+    let new: Vec<&String> = found.iter().filter(|c| !KNOWN_CIRCLES.iter().any(|(k, _)| k == c)).collect();
+    assert!(new.is_empty(), "import circles (break each by moving what both need below them):\n{new:#?}");
+}
+
+#[test]
+fn circles_are_found_among_siblings_only() {
+    let m = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
+    let files = vec![
+        (m("engine::agent::config"), "//! C.\nuse super::strategy::Strategy;\n".to_string()),
+        (m("engine::agent::strategy"), "//! S.\nmod acg;\npub use acg::Acg;\n".to_string()),
+        (m("engine::agent::strategy::acg"), "//! A.\nuse crate::engine::agent::{session::estimate_tokens, strategy::Plan};\n".to_string()),
+        (m("engine::agent::session"), "//! S.\nuse super::config::Config;\n#[cfg(test)]\nmod tests { use crate::engine::results; }\n".to_string()),
+        (m("engine::results"), "//! R.\nuse crate::engine::agent::Status;\n".to_string()),
+    ];
+    let modules: Vec<Vec<String>> = files.iter().map(|(m, _)| m.clone()).chain([m("engine"), m("engine::agent")]).collect();
+    let edges = module_edges(&files, &modules);
+    assert_eq!(circles(&edges), vec!["engine::agent: config → strategy → session → config".to_string()]);
 }
 
 #[test]
@@ -252,4 +669,52 @@ fn checker_flags_an_agent_import_in_grade_and_layout_outside_render() {
     assert_eq!(rules(&web).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2]);
     let app = check_source("src/app/editor.rs", "//! Editor.\nuse crate::web::storage;\nuse web_sys::Window;\nuse crate::engine::graph::TaskGraph;\n");
     assert_eq!(rules(&app).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 3]);
+}
+
+#[test]
+fn checker_resolves_grouped_multiline_and_relative_imports() {
+    let grouped = "//! Grading.\nuse crate::engine::{\n    literal::Literal,\n    agent::{AgentRecord, Status},\n};\nfn f() {}\n";
+    let found = check_source("src/engine/grade/collect.rs", grouped);
+    assert_eq!(rules(&found), vec![(2, "engine module `grade` must not import `agent` (see the layering in ARCHITECTURE.md)")]);
+    // `super::super::` from a nested engine file climbs to the engine.
+    let climbing = check_source("src/engine/grade/deep/x.rs", "//! Deep.\nuse super::super::super::results::Summary;\n");
+    assert_eq!(rules(&climbing).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2], "{climbing:#?}");
+    let outward = check_source("src/engine/dataset/x.rs", "//! Out.\nfn f() { crate::app::plan::plan(); }\n");
+    assert_eq!(rules(&outward), vec![(2, "the engine must not reach into `app`")]);
+    assert_eq!(expand_group("crate::engine::{a::{b, c as d}, e, self}"), vec![
+        vec!["crate", "engine", "a", "b"],
+        vec!["crate", "engine", "a", "c"],
+        vec!["crate", "engine", "e"],
+        vec!["crate", "engine"],
+    ]);
+}
+
+#[test]
+fn checker_flags_a_page_importing_a_page_and_the_cli_importing_past_the_engine() {
+    let planted = "//! Generate.\nuse crate::ui::pages::browse::{DropZone, RunProgress};\nuse crate::ui::common::Tabs;\nuse super::design::x;\n";
+    let found = check_source("src/ui/pages/generate.rs", planted);
+    assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 4], "{found:#?}");
+    assert!(found[0].rule.contains("page `generate` must not import page `browse`"));
+    // Inside a page's folder `super::` is the page itself; `super::super::` is the pages.
+    assert!(check_source("src/ui/pages/results/compare.rs", "//! Compare.\nuse super::charts::Chart;\n").is_empty());
+    let found = check_source("src/ui/pages/results/compare.rs", "//! Compare.\nuse super::super::evaluate::budget::PriceFields;\n");
+    assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2]);
+    let cli = "//! Site.\nuse arbigraph_studio::engine::dataset;\nuse arbigraph_studio::app::plan::plan;\nuse arbigraph_studio::{app::catalog::Row, web::files};\nuse crate::files::read;\n";
+    let found = check_source("src/bin/arbigraph/site.rs", cli);
+    assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![4, 4], "{found:#?}");
+    assert!(found[0].rule.contains("`app::catalog::Row`") && found[1].rule.contains("`web::files`"));
+}
+
+#[test]
+fn the_pages_list_matches_the_pages_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui/pages");
+    let mut found: Vec<String> = std::fs::read_dir(&root)
+        .expect("src/ui/pages is readable")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().trim_end_matches(".rs").to_string())
+        .filter(|n| n != "mod")
+        .collect();
+    found.sort();
+    found.dedup();
+    assert_eq!(found, PAGES);
 }

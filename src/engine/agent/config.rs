@@ -1,5 +1,5 @@
 //! Loop settings: turn and token limits, repair budgets, the context strategy and the system prompt, with the
-//! release's per-topology defaults (spec §7.3).
+//! release's per-topology defaults.
 
 use super::strategy::Strategy;
 use super::prompts;

@@ -1,5 +1,5 @@
 //! The harness's own words: system prompt, calculator description and the repair messages (same content as
-//! spec §7.1–§7.3 asks for, written for this project).
+//! reference harness asks for, written for this project).
 
 /// The system prompt.
 pub const SYSTEM_PROMPT: &str = "You solve multi-step problems carefully and have a calculator tool. \

@@ -1,4 +1,4 @@
-//! Tool calls: the text fallbacks for models that write tool markup into their content (spec §7.2, forms
+//! Tool calls: the text fallbacks for models that write tool markup into their content (the reference's forms
 //! `<tool_call>{json}</tool_call>`, Qwen's `<function=…><parameter=…>` XML and its truncated variant),
 //! argument normalisation, execution of the calculator, and the "looks like a tool call" test of the repairs.
 

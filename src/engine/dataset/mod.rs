@@ -1,4 +1,4 @@
-//! Dataset files in the reference's JSON layout (`summary` + `samples`, field names of spec §9), our JSONL
+//! Dataset files in the reference's JSON layout (`summary` + `samples`, the reference's field names), our JSONL
 //! export, the reference's pretty-printing, and inspection of any dataset or results file. `file` is the one
 //! place a file's text is made whole (the browser's), `json` and `jsonl` write the same bytes as a stream (the
 //! CLI's), `site` the index and shards of a static site, and `instance_graph` the task graph behind any sample

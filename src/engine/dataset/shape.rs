@@ -1,5 +1,5 @@
 //! What kind of sample a dataset or results record is: its topology and its target family, read from the keys
-//! the reference layout gives each topology (§9). The one place that infers them; `inspect`, the metrics and
+//! the reference layout gives each topology. The one place that infers them; `inspect`, the metrics and
 //! the drivers' per-topology defaults all ask here.
 
 use serde_json::Value as Json;

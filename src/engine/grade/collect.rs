@@ -1,4 +1,4 @@
-//! Answer collection from assistant texts (spec §6 "expected outputs" and §7.4): masking of tool payloads,
+//! Answer collection from assistant texts (the reference's expected outputs and answer rules): masking of tool payloads,
 //! labelled `\boxed{task_N_out = …}` answers, value cleaning, placeholders, and "last answer wins".
 
 /// The name used when a prompt names no `task_N_out` at all.

@@ -1,4 +1,4 @@
-//! Grading (spec §8): verdicts of a final text against a ground truth, per-node grading of every collected
+//! Grading: verdicts of a final text against a ground truth, per-node grading of every collected
 //! `task_N_out`, and reading what to grade from any dataset or results sample in the reference's JSON.
 //!
 //! The effective reference grader is a Python-literal comparison (exact integers, 1e-3 float tolerance, exact
@@ -113,7 +113,7 @@ pub struct NodeTruth {
 pub struct SampleSpec {
     /// The user prompt.
     pub prompt: String,
-    /// Output names the prompt asks for (§6), `["final_answer"]` when none.
+    /// Output names the prompt asks for, `["final_answer"]` when none.
     pub expected: Vec<String>,
     /// The graded output name: the dataset's declared target when it has one, else the last expected name.
     pub target: String,
@@ -146,7 +146,7 @@ fn parse_io_name(name: &str) -> Option<(u64, bool)> {
 }
 
 impl SampleSpec {
-    /// Reads a dataset or results sample (reference layout, §9). `index` only locates errors.
+    /// Reads a dataset or results sample (reference layout). `index` only locates errors.
     pub fn from_json(sample: &serde_json::Value, index: usize) -> Result<SampleSpec, SpecError> {
         let prompt = sample.get("prompt").and_then(|p| p.as_str()).ok_or(SpecError::NoPrompt { index })?.to_string();
         let truth = sample.get("ground_truth").map(Literal::from_json).ok_or(SpecError::NoTruth { index })?;

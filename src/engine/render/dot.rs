@@ -1,4 +1,4 @@
-//! DOT text for Graphviz in the reference's visual conventions (§5.7): rounded filled boxes, a highlighted
+//! DOT text for Graphviz in the reference's visual conventions: rounded filled boxes, a highlighted
 //! target, grey ellipse adapters, pack slots on edge labels.
 
 use std::collections::BTreeMap;

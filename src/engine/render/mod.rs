@@ -1,5 +1,5 @@
 //! Drawing task graphs: the public API (options, errors, label text) over a layered layout of our own,
-//! an SVG writer built on it, and DOT text in the reference's visual conventions (§5.7).
+//! an SVG writer built on it, and DOT text in the reference's visual conventions.
 //!
 //! - `layered` places the nodes in ranks (longest path, then edges shortened), orders each rank to reduce
 //!   crossings (median sweeps, crossings counted exactly), and sets cross-axis positions by weighted

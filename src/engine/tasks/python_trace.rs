@@ -1,4 +1,4 @@
-//! The Python-tracing task family (spec §4.2-§4.4): the model traces a small algorithmic function by hand.
+//! The Python-tracing task family: the model traces a small algorithmic function by hand.
 //!
 //! Each pool file under `data/python/` (embedded at build time) holds one top-level function annotated with
 //! `List[int]` / `int`; its annotations give the task's kinds. An instance binds the chained value (after
@@ -302,7 +302,7 @@ impl PythonTask {
         }
     }
 
-    /// Runs one attempt; `None` when the result is not usable (§1.5).
+    /// Runs one attempt; `None` when the result is not usable (a degenerate output).
     fn attempt(&self, chained: usize, adapted: &Value, statics: &[(usize, Value)], want: Kind) -> Option<Value> {
         let sig = &self.function.signature;
         let kwargs: Vec<(String, PyValue)> = sig

@@ -89,7 +89,7 @@ pub fn builtin_with(image: ImageParams) -> Registry {
     let mut registry = Registry::default();
     let families = [super::math::all(), super::gsm::all(), super::python_trace::all(), super::image::all_with(image)];
     for task in families.into_iter().flatten() {
-        // Built-in keys are unique by construction; tests/tasks.rs builds this registry and would fail first.
+        // Built-in keys are unique by construction; tests/it/tasks.rs builds this registry and would fail first.
         registry.add(task).expect("built-in task keys are unique");
     }
     registry

@@ -1,5 +1,5 @@
 //! The gsm task family: our own grade-school word-problem templates, with the chained input bound to one
-//! numeric variable of the template (§3.3 of the spec, fully seeded).
+//! numeric variable of the template (fully seeded).
 //!
 //! The templates live in `templates/*.txt` (embedded at compile time, parsed once); `template.rs` reads and
 //! samples them, `expr.rs` evaluates their conditions and answers exactly. This file binds the chained value,

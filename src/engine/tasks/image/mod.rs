@@ -137,7 +137,7 @@ impl Task for Traversal {
 }
 
 /// The picture used to check that PNG bytes match across platforms: default parameters, seed 11, input 3.
-/// `tests/image.rs` pins the fingerprint of its PNG; the browser build must produce the same bytes.
+/// `tests/it/image.rs` pins the fingerprint of its PNG; the browser build must produce the same bytes.
 pub fn probe_png() -> Result<Vec<u8>, String> {
     let picture = Traversal::new(ImageParams::default()).picture(Number::Int(3), &mut InstanceRng::from_seed(11)).map_err(|e| e.to_string())?;
     picture.to_png().map_err(|e| e.to_string())

@@ -75,7 +75,7 @@ pub fn all() -> Vec<Rc<dyn Task>> {
         .collect()
 }
 
-/// How an operator maps its raw input onto its domain (§1.3, §2.1).
+/// How an operator maps its raw input onto its domain (the reference's input adapters).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Input {
     /// A list, named `list_N`.
@@ -155,7 +155,7 @@ impl Adapted {
     }
 }
 
-/// The static parameters an operator draws (§2.1).
+/// The static parameters an operator draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParamSpec {
     None,
@@ -318,7 +318,7 @@ impl Body<'_> {
         self.prompt.push(Role::Computation, &format!("{after}\n"));
     }
 
-    /// The op-local symbol `<base>_N` (§12 item 18: we suffix every op-local name).
+    /// The op-local symbol `<base>_N` (every op-local name is suffixed: see docs/DEVIATIONS.md).
     pub fn sym(&self, base: &str) -> String {
         format!("{base}_{}", self.n)
     }
