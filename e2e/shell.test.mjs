@@ -1,11 +1,25 @@
 // Opens every route of the built app in headless Chromium, under a sub-path and by deep link, and fails on
-// any console error; saves one screenshot per route under target/screenshots/.
+// any console error; saves one screenshot per route under target/screenshots/. The routes are `Route::ALL`'s,
+// read from src/ui/route.rs, and must be the ones the rendered navigation links to.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveDist, launch, SHOTS } from './harness.mjs';
+import { serveDist, launch, SHOTS, ROOT } from './harness.mjs';
 
-const ROUTES = ['design', 'generate', 'evaluate', 'results', 'about'];
+/** `Route::ALL`, in its order, from the paths `Route::path` gives each variant. */
+function routesOfTheApp() {
+  const source = readFileSync(join(ROOT, 'src/ui/route.rs'), 'utf8');
+  const all = source.match(/pub const ALL: \[Route; \d+\] = \[([^\]]*)\]/);
+  assert.ok(all, 'Route::ALL is in src/ui/route.rs');
+  const paths = Object.fromEntries([...source.matchAll(/Route::(\w+) => "\/([\w-]+)"/g)].map((m) => [m[1], m[2]]));
+  return all[1].split(',').map((v) => v.trim().replace('Route::', '')).filter(Boolean).map((variant) => {
+    assert.ok(paths[variant], `Route::${variant} has a path`);
+    return paths[variant];
+  });
+}
+
+const ROUTES = routesOfTheApp();
 let server, browser;
 
 before(async () => { server = await serveDist(); browser = await launch(); });
@@ -13,6 +27,11 @@ after(async () => { await browser?.context.close(); await server?.close(); });
 
 test('every route renders by deep link without console errors', async () => {
   const { page, errors } = browser;
+  assert.ok(ROUTES.length >= 6 && ROUTES.includes('browse'), `routes read: ${ROUTES}`);
+  await page.goto(`${server.url}#/${ROUTES[0]}`);
+  await page.waitForSelector(`#page-${ROUTES[0]}`, { timeout: 20000 });
+  const linked = await page.locator('[id^="nav-"]').evaluateAll((links) => links.map((a) => a.id.replace('nav-', '')));
+  assert.deepEqual(linked, ROUTES, 'the navigation links to every route, in order');
   for (const route of ROUTES) {
     await page.goto(`${server.url}#/${route}`);
     await page.waitForSelector(`#page-${route}`, { timeout: 20000 });
