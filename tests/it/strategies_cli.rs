@@ -167,3 +167,48 @@ fn eval_with_epochs_attempts_every_sample_k_times_and_reports_pass_k() {
     assert_eq!(epochs, vec![0, 0, 1, 1, 2, 2]);
     assert!(stderr.contains("3 epochs") && stderr.contains("pass^3 100.0% [") && stderr.contains("(2/2 instances)"), "{stderr}");
 }
+
+/// The raw reply (head and body) to `request` sent to 127.0.0.1:`port`.
+fn raw_exchange(port: u16, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the probe server accepts");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("a read timeout");
+    stream.write_all(request.as_bytes()).expect("the request is sent");
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).expect("the reply is read");
+    reply
+}
+
+#[test]
+fn the_probe_server_answers_a_browser_preflight_and_marks_replies_readable() {
+    let dir = scratch("strategies-cli-cors");
+    let dataset = dir.join("multichain.json");
+    std::fs::write(&dataset, json!({"summary": {"mode": "multi_chain"}, "samples": multichain(1)}).to_string()).unwrap();
+    let server = start_probe(&dataset, 0);
+    let preflight = raw_exchange(
+        server.port,
+        "OPTIONS /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://example.org\r\nAccess-Control-Request-Method: POST\r\n\
+Access-Control-Request-Headers: authorization, content-type\r\nAccess-Control-Request-Private-Network: true\r\nConnection: close\r\n\r\n",
+    );
+    let head = preflight.split("\r\n\r\n").next().unwrap_or("").to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 204"), "{preflight}");
+    for line in [
+        "access-control-allow-origin: *",
+        "access-control-allow-methods: get, post, options",
+        "access-control-allow-headers: authorization, content-type",
+        "access-control-allow-private-network: true",
+    ] {
+        assert!(head.lines().any(|l| l == line), "the preflight says {line:?}: {preflight}");
+    }
+    let body = r#"{"model": "probe", "messages": [{"role": "user", "content": "hi"}]}"#;
+    let reply = raw_exchange(
+        server.port,
+        &format!("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://example.org\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()),
+    );
+    let (head, _) = reply.split_once("\r\n\r\n").expect("a head and a body");
+    let head = head.to_ascii_lowercase();
+    assert!(head.lines().any(|l| l == "access-control-allow-origin: *"), "{reply}");
+    assert!(!head.contains("access-control-allow-methods"), "only a preflight lists methods: {reply}");
+    let missing = raw_exchange(server.port, "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    assert!(missing.starts_with("HTTP/1.1 404") && missing.to_ascii_lowercase().contains("access-control-allow-origin: *"), "errors are readable too: {missing}");
+}

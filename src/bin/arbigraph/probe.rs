@@ -1,7 +1,9 @@
 //! `arbigraph probe-server`: the probe (`engine::agent::probe`) behind a small OpenAI-compatible HTTP server
 //! (`POST …/chat/completions`, `GET …/models`), one thread per connection, keep-alive. It knows the datasets it
 //! is given and answers as a perfect solver with amnesia, so `arbigraph eval` against it measures exactly which
-//! values each context strategy keeps in view. All the logic is in the engine; this file only speaks HTTP.
+//! values each context strategy keeps in view. It answers CORS preflights and marks every reply readable from any
+//! origin, so the app's page can run strategies against it too. All the logic is in the engine; this file only
+//! speaks HTTP.
 
 use arbigraph_studio::engine::agent::openai_wire::{parse_request, reply_json};
 use arbigraph_studio::engine::agent::probe::{Probe, ProbeOptions};
@@ -82,23 +84,25 @@ fn serve(stream: TcpStream, probe: &Probe, counter: &AtomicU64) {
     let Ok(mut writer) = stream.try_clone() else { return };
     let mut reader = BufReader::new(stream);
     loop {
-        let (status, body, close) = match read_request(&mut reader) {
+        let (status, body, close, cors) = match read_request(&mut reader) {
             Ok(None) => return,
             Ok(Some(request)) => {
                 let (status, body) = respond(&request, probe, counter);
-                (status, body, request.close)
+                (status, body, request.close, cors_headers(&request))
             }
-            Err(message) => (400, error_body(&message), true),
+            Err(message) => (400, error_body(&message), true, cors_headers_for(None, None)),
         };
         let reason = match status {
             200 => "OK",
+            204 => "No Content",
             404 => "Not Found",
             411 => "Length Required",
             413 => "Payload Too Large",
             _ => "Bad Request",
         };
         let head = format!(
-            "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n",
+            "HTTP/1.1 {status} {reason}\r\n{cors}{}Content-Length: {}\r\nConnection: {}\r\n\r\n",
+            if body.is_empty() { "" } else { "Content-Type: application/json\r\n" },
             body.len(),
             if close { "close" } else { "keep-alive" }
         );
@@ -113,6 +117,33 @@ struct HttpRequest {
     path: String,
     body: String,
     close: bool,
+    /// `Access-Control-Request-Headers` of a preflight: the headers the page wants to send.
+    request_headers: Option<String>,
+    /// `Access-Control-Request-Private-Network: true`: a public page asking to reach this local server.
+    private_network: bool,
+}
+
+/// CORS headers for `request`, so the app's page (served from anywhere) can use the probe endpoint: any origin,
+/// and on a preflight the methods, the headers asked for (an `Authorization` header is never covered by `*`,
+/// so they are echoed) and private-network access.
+fn cors_headers(request: &HttpRequest) -> String {
+    let preflight = request.method == "OPTIONS";
+    cors_headers_for(preflight.then(|| request.request_headers.clone().unwrap_or_else(|| "*".into())), Some(preflight && request.private_network))
+}
+
+fn cors_headers_for(preflight_headers: Option<String>, private_network: Option<bool>) -> String {
+    let mut out = String::from("Access-Control-Allow-Origin: *\r\n");
+    match preflight_headers {
+        Some(headers) => {
+            out.push_str("Access-Control-Allow-Methods: GET, POST, OPTIONS\r\n");
+            out.push_str(&format!("Access-Control-Allow-Headers: {headers}\r\nAccess-Control-Max-Age: 600\r\n"));
+            if private_network == Some(true) {
+                out.push_str("Access-Control-Allow-Private-Network: true\r\n");
+            }
+        }
+        None => out.push_str("Access-Control-Expose-Headers: retry-after, x-request-id\r\n"),
+    }
+    out
 }
 
 /// Reads one request; `None` when the connection closed cleanly before one began.
@@ -141,12 +172,15 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Result<Option<HttpRequest>
     let path = first.next().unwrap_or("").to_string();
     let mut length = 0usize;
     let mut close = false;
+    let (mut request_headers, mut private_network) = (None, false);
     for line in lines {
         let Some((name, value)) = line.split_once(':') else { continue };
         let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
         match name.as_str() {
             "content-length" => length = value.parse().map_err(|_| format!("bad Content-Length {value:?}"))?,
             "connection" => close = value.eq_ignore_ascii_case("close"),
+            "access-control-request-headers" => request_headers = Some(value.to_string()),
+            "access-control-request-private-network" => private_network = value.eq_ignore_ascii_case("true"),
             "transfer-encoding" if !value.eq_ignore_ascii_case("identity") => return Err("chunked request bodies are not supported; send Content-Length".into()),
             _ => {}
         }
@@ -157,7 +191,7 @@ fn read_request(reader: &mut BufReader<TcpStream>) -> Result<Option<HttpRequest>
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body).map_err(|e| format!("reading the body: {e}"))?;
     let body = String::from_utf8(body).map_err(|_| "the body is not UTF-8".to_string())?;
-    Ok(Some(HttpRequest { method, path, body, close }))
+    Ok(Some(HttpRequest { method, path, body, close, request_headers, private_network }))
 }
 
 fn error_body(message: &str) -> String {
@@ -167,6 +201,7 @@ fn error_body(message: &str) -> String {
 fn respond(request: &HttpRequest, probe: &Probe, counter: &AtomicU64) -> (u16, String) {
     let path = request.path.split('?').next().unwrap_or("");
     match (request.method.as_str(), path) {
+        ("OPTIONS", _) => (204, String::new()),
         ("POST", p) if p.ends_with("/chat/completions") => {
             let parsed = match parse_request(&request.body) {
                 Ok(parsed) => parsed,
