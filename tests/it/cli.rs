@@ -120,3 +120,39 @@ fn a_graph_files_picture_parameters_are_used_and_flags_change_them() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("image parameters: 5 paths do not fit in a height of 300 pixels"), "{err}");
 }
+
+#[test]
+fn generation_on_several_threads_writes_the_same_bytes_as_on_one() {
+    let dir = crate::support::scratch("cli-threads");
+    let runs: [&[&str]; 4] = [
+        &["--topology", "baseline", "--family", "mixed", "--samples-per-target", "3"],
+        &["--topology", "forgetting", "--family", "gsm", "--samples-per-target", "2"],
+        &["--topology", "chain", "--family", "python", "--length", "5", "--samples-per-target", "2"],
+        &["--topology", "multichain", "--family", "math", "--samples-per-target", "2"],
+    ];
+    for (i, flags) in runs.iter().enumerate() {
+        for extension in ["json", "jsonl"] {
+            let made: Vec<Vec<u8>> = ["1", "3", "7"]
+                .iter()
+                .map(|threads| {
+                    let output = dir.join(format!("run{i}-{threads}.{extension}"));
+                    let mut args = vec!["generate", "--seed", "5", "--threads", threads, "-o", output.to_str().expect("a UTF-8 path")];
+                    args.extend_from_slice(flags);
+                    let (code, _, stderr) = arbigraph(&args);
+                    assert_eq!(code, 0, "{flags:?} on {threads} threads: {stderr}");
+                    std::fs::read(&output).expect("the file was written")
+                })
+                .collect();
+            assert!(made[0].len() > 100, "{flags:?}: a real file");
+            assert!(made[1] == made[0] && made[2] == made[0], "{flags:?} as .{extension}: the same bytes on 1, 3 and 7 threads");
+        }
+    }
+    // A run that cannot start writes nothing on any number of threads, and 0 threads is refused.
+    let output = dir.join("none.json");
+    let (code, _, stderr) = arbigraph(&["generate", "--target", "NoSuchTask", "--threads", "4", "-o", output.to_str().expect("a UTF-8 path")]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("NoSuchTask") || stderr.contains("target"), "{stderr}");
+    assert!(!output.exists());
+    let (code, _, stderr) = arbigraph(&["generate", "--threads", "0", "-o", output.to_str().expect("a UTF-8 path")]);
+    assert_eq!((code, stderr.contains("--threads must be at least 1")), (2, true), "{stderr}");
+}

@@ -5,9 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo};
+use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo, SlotFile};
 use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
+use arbigraph_studio::engine::tasks::image::ImageParams;
 use arbigraph_studio::engine::tasks::registry::builtin_with;
 use arbigraph_studio::engine::tasks::Family;
 
@@ -62,6 +63,10 @@ pub struct Args {
     /// When done, print the process's peak resident memory on stderr (Linux; `bench --scale` reads it).
     #[arg(long)]
     peak_memory: bool,
+    /// Threads that make samples (default: the machine's cores, at most 16). The output is byte for byte the
+    /// same for any number. Custom graphs and runs with pictures use one.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 /// Runs the command.
@@ -100,7 +105,8 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         _ => None,
     };
     let base = parsed.as_ref().and_then(|(_, g)| g.image_params().copied()).unwrap_or_default();
-    let registry = builtin_with(args.image.params_over(base)?);
+    let image_params = args.image.params_over(base)?;
+    let registry = builtin_with(image_params);
     let mut families: Vec<Family> = Vec::new();
     for name in args.family.split(',').map(str::trim) {
         let named = match name {
@@ -115,17 +121,6 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     }
     let mut graph_path = None;
     let topology = match args.topology.as_str() {
-        "baseline" => Topology::Baseline,
-        "forgetting" => Topology::Forgetting { distractors: args.distractors },
-        "chain" => Topology::Chain { length: args.length },
-        "multichain" => {
-            let default = {
-                let f = &families[0].as_str()[..1];
-                format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}")
-            };
-            let text = args.structure.clone().unwrap_or(default);
-            Topology::Multichain(parse_structure(&text).map_err(|e| format!("--structure {text:?}: {e}"))?)
-        }
         "custom" => {
             let (path, parsed) = parsed.ok_or("--topology custom needs --graph FILE")?;
             let valid = ValidGraph::new(parsed, &registry).map_err(|issues| {
@@ -135,16 +130,9 @@ fn build(args: &Args) -> Result<ExitCode, String> {
             graph_path = Some(path.display().to_string());
             Topology::Custom(Box::new(valid))
         }
-        other => return Err(format!("unknown topology `{other}` (baseline, forgetting, chain, multichain or custom)")),
+        _ => plain_topology(args, &families)?,
     };
-    let config = GenerateConfig {
-        topology,
-        families,
-        samples_per_target: args.samples_per_target,
-        seed: args.seed,
-        max_attempts: args.max_attempts,
-        only_targets: args.targets.clone(),
-    };
+    let config = config_of(args, topology, families.clone());
     let total_hint = generate::targets(&config, &registry).map_err(|e| e.to_string())?.len() * args.samples_per_target as usize;
     for (key, reason) in generate::skipped_targets(&config, &registry) {
         eprintln!("skipped {key}: {reason}");
@@ -161,8 +149,17 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     if !config.may_draw_pictures() {
         // Written as samples are made, so memory stays at one sample whatever the run's size.
         let run = RunInfo { creation_time, graph_path, generator: dataset::GENERATOR.to_string(), images: ImageStorage::Inline };
+        let threads = match args.threads {
+            Some(0) => return Err("--threads must be at least 1".into()),
+            Some(n) => n.min(256),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()).min(16),
+        };
+        let format = if jsonl { FileFormat::Jsonl } else { FileFormat::Json };
+        let parallel = threads > 1 && total_hint > 1 && !matches!(config.topology, Topology::Custom(_));
         let written = stream(&args.output, &mut progress, &mut |out, progress| {
-            if jsonl {
+            if parallel {
+                write_in_threads(threads.min(total_hint), args, &config.families, image_params, &run, format, out, progress)
+            } else if jsonl {
                 dataset::write_jsonl(&config, &registry, out, progress)
             } else {
                 dataset::write_json(&config, &registry, &run, out, progress)
@@ -203,6 +200,91 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         eprintln!("wrote {} samples to {}", samples.len(), args.output.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The topology the flags name, for every topology but `custom` (which needs its graph read and checked).
+fn plain_topology(args: &Args, families: &[Family]) -> Result<Topology, String> {
+    Ok(match args.topology.as_str() {
+        "baseline" => Topology::Baseline,
+        "forgetting" => Topology::Forgetting { distractors: args.distractors },
+        "chain" => Topology::Chain { length: args.length },
+        "multichain" => {
+            let default = {
+                let f = &families[0].as_str()[..1];
+                format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}")
+            };
+            let text = args.structure.clone().unwrap_or(default);
+            Topology::Multichain(parse_structure(&text).map_err(|e| format!("--structure {text:?}: {e}"))?)
+        }
+        other => return Err(format!("unknown topology `{other}` (baseline, forgetting, chain, multichain or custom)")),
+    })
+}
+
+/// The run's settings from the flags and `topology`.
+fn config_of(args: &Args, topology: Topology, families: Vec<Family>) -> GenerateConfig {
+    GenerateConfig {
+        topology,
+        families,
+        samples_per_target: args.samples_per_target,
+        seed: args.seed,
+        max_attempts: args.max_attempts,
+        only_targets: args.targets.clone(),
+    }
+}
+
+/// Writes the run with `threads` threads making samples: thread k makes slots k, k + threads, …, each with its
+/// own registry, and the calling thread writes them in slot order, so the bytes are those of one thread. Each
+/// thread runs at most two samples ahead of the writer, so memory stays at a few samples per thread.
+fn write_in_threads(
+    threads: usize,
+    args: &Args,
+    families: &[Family],
+    image: ImageParams,
+    run: &RunInfo,
+    format: FileFormat,
+    out: &mut dyn FnMut(&str) -> Result<(), GenerateError>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<usize, GenerateError> {
+    use std::sync::mpsc::sync_channel;
+    std::thread::scope(|scope| {
+        let mut lanes = Vec::with_capacity(threads);
+        for lane in 0..threads {
+            let (send, receive) = sync_channel::<Result<String, GenerateError>>(2);
+            lanes.push(receive);
+            scope.spawn(move || {
+                // Each thread has its own registry and settings: tasks are not shared between threads.
+                let registry = builtin_with(image);
+                let config = match plain_topology(args, families) {
+                    Ok(topology) => config_of(args, topology, families.to_vec()),
+                    Err(e) => return drop(send.send(Err(GenerateError::Config(e)))),
+                };
+                let file = match SlotFile::new(&config, &registry, run, format) {
+                    Ok(file) => file,
+                    Err(e) => return drop(send.send(Err(e))),
+                };
+                // A closed channel means the writer stopped (an error elsewhere): stop too.
+                for slot in (lane..file.slots()).step_by(threads) {
+                    if send.send(file.sample(slot)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        let registry = builtin_with(image);
+        let config = config_of(args, plain_topology(args, families).map_err(GenerateError::Config)?, families.to_vec());
+        let file = SlotFile::new(&config, &registry, run, format)?;
+        let total = file.slots();
+        for slot in 0..total {
+            let text = lanes[slot % threads].recv().map_err(|_| GenerateError::Config(format!("the thread making sample {slot} stopped")))??;
+            if slot == 0 {
+                out(&file.head()?)?;
+            }
+            out(&text)?;
+            progress(slot + 1, total);
+        }
+        out(&file.tail())?;
+        Ok(total)
+    })
 }
 
 /// A writer of a dataset: takes the text's pieces and reports progress as `(done, total)`.

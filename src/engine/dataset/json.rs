@@ -50,6 +50,49 @@ pub fn write_json_samples(config: &GenerateConfig, samples: &[Sample], run: &Run
     file.finish(|| facts)
 }
 
+/// The text of the file before its first sample: `{`, the summary, and the samples list's opening. `facts`
+/// are those `write_json` finds when the first sample exists.
+pub(crate) fn head_text(config: &GenerateConfig, run: &RunInfo, facts: &SummaryFacts) -> Result<String, GenerateError> {
+    let mut text = String::new();
+    let mut out = |piece: &str| -> Result<(), GenerateError> {
+        text.push_str(piece);
+        Ok(())
+    };
+    let mut file = JsonFile::new(config, run, &mut out);
+    file.start(facts)?;
+    file.writer.flush()?;
+    Ok(text)
+}
+
+/// The text of the sample at `position` of the samples list, its separator included, as `write_json` writes it.
+pub(crate) fn item_text(config: &GenerateConfig, run: &RunInfo, view: &dyn SampleView, position: usize) -> Result<String, GenerateError> {
+    let mut text = String::new();
+    let mut out = |piece: &str| -> Result<(), GenerateError> {
+        text.push_str(piece);
+        Ok(())
+    };
+    // Inside the file's object (its summary and samples keys written) and its samples list.
+    let mut file = JsonFile { config, run, writer: PrettyWriter::within(&mut out, vec![2, position]), started: true };
+    file.sample(view)?;
+    file.writer.flush()?;
+    Ok(text)
+}
+
+/// The text after the last of `count` (at least one) samples: the list's and the file's closings.
+pub(crate) fn tail_text(count: usize) -> String {
+    let mut text = String::new();
+    let mut out = |piece: &str| -> Result<(), GenerateError> {
+        text.push_str(piece);
+        Ok(())
+    };
+    let mut writer = PrettyWriter::within(&mut out, vec![2, count]);
+    writer.end(']');
+    writer.end('}');
+    writer.push("\n");
+    let _ = writer.flush();
+    text
+}
+
 /// A file being written: `{"summary": …, "samples": [` once the summary is known, then one sample at a time.
 struct JsonFile<'a> {
     config: &'a GenerateConfig,

@@ -88,7 +88,7 @@ pub fn write_jsonl(config: &GenerateConfig, registry: &Registry, out: &mut dyn F
 }
 
 /// One line, with the field order and spelling of a serde_json object built with `json!` and printed compactly.
-fn write_line(config: &GenerateConfig, sample: &dyn SampleView, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+pub(crate) fn write_line(config: &GenerateConfig, sample: &dyn SampleView, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
     let target = sample.target();
     let mut text = String::new();
     let flush = |text: &mut String, out: &mut dyn FnMut(&str) -> Result<(), GenerateError>| -> Result<(), GenerateError> {

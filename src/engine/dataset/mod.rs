@@ -20,6 +20,7 @@ mod pretty;
 mod read;
 pub mod shape;
 pub mod site;
+mod slots;
 
 pub use file::{file_name, file_text, plain_run_info, FileFormat, GENERATOR};
 pub use inspect::{inspect, FileKind, Inspection};
@@ -28,6 +29,7 @@ pub use json::{write_json, write_json_samples};
 pub use jsonl::{to_jsonl, to_jsonl_with, write_jsonl};
 pub use pretty::to_pretty_string;
 pub use read::{read_dataset, DatasetText, ReadError};
+pub use slots::SlotFile;
 
 use serde_json::{json, Map, Value as Json};
 

@@ -32,6 +32,12 @@ impl<'o> PrettyWriter<'o> {
         PrettyWriter { text: String::with_capacity(1 << 17), out, open: Vec::new() }
     }
 
+    /// A writer that carries on inside containers already opened elsewhere: `open` holds each one's count of items
+    /// or members so far, outermost first (how a piece of a file is written apart from the rest).
+    pub(crate) fn within(out: &'o mut dyn FnMut(&str) -> Result<(), GenerateError>, open: Vec<usize>) -> PrettyWriter<'o> {
+        PrettyWriter { text: String::with_capacity(1 << 12), out, open }
+    }
+
     /// Opens an object (`{`) or a list (`[`) where a value is due.
     pub(crate) fn begin(&mut self, opener: char) {
         self.text.push(opener);

@@ -383,18 +383,26 @@ pub fn generate_each(config: &GenerateConfig, registry: &Registry, progress: &mu
     check_config(config)?;
     let targets = targets(config, registry)?;
     let total = targets.len() * config.samples_per_target as usize;
-    let mut done = 0;
-    for (target_index, target) in targets.iter().enumerate() {
-        for sample_idx in 0..config.samples_per_target {
-            match &config.topology {
-                Topology::Custom(graph) => each(&compile_for(config, graph, registry, target_index, target, sample_idx)?)?,
-                _ => each(&generate_for(config, registry, target_index, target, sample_idx)?)?,
-            }
-            done += 1;
-            progress(done, total);
-        }
+    for slot in 0..total {
+        with_slot(config, registry, &targets, slot, each)?;
+        progress(slot + 1, total);
     }
-    Ok(done)
+    Ok(total)
+}
+
+/// Makes the sample at `slot` of a run whose targets are `targets` (target `slot / samples_per_target`, sample
+/// `slot % samples_per_target`: the order `generate_each` hands them over in) and hands it to `each`. A slot is a
+/// pure function of the configuration and its number, so slots can be made apart (the CLI makes them on
+/// several threads) and still add up to the same run.
+pub fn with_slot(config: &GenerateConfig, registry: &Registry, targets: &[Rc<dyn Task>], slot: usize, each: &mut dyn FnMut(&dyn SampleView) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+    let per_target = config.samples_per_target.max(1) as usize;
+    let target_index = slot / per_target;
+    let target = targets.get(target_index).ok_or(GenerateError::TargetOutOfRange { index: target_index, count: targets.len() })?;
+    let sample_idx = (slot % per_target) as u32;
+    match &config.topology {
+        Topology::Custom(graph) => each(&compile_for(config, graph, registry, target_index, target, sample_idx)?),
+        _ => each(&generate_for(config, registry, target_index, target, sample_idx)?),
+    }
 }
 
 /// Regenerates one sample alone; identical to the same sample of a full run.
