@@ -207,3 +207,49 @@ test('the designer is usable with the keyboard alone: add, connect, refusals rea
 
   assert.deepEqual(errors, []);
 });
+
+test('the graph outline lists every node sources first, with its inputs, and selects a node from the keyboard', async () => {
+  const { page, errors } = browser;
+  errors.length = 0;
+  await page.goto(`${server.url}#/design`);
+  await page.waitForSelector(CANVAS);
+  await page.selectOption('[data-testid="preset"]', 'chain');
+  await page.click('[data-testid="apply-preset"]');
+  await page.waitForFunction(() => document.querySelectorAll('svg[data-testid="canvas"] [data-node-id]').length >= 4);
+  const onCanvas = await page.$$eval(`${CANVAS} [data-node-id]`, (els) => [...new Set(els.map((e) => e.getAttribute('data-node-id')))]);
+
+  // Reached and opened with the keyboard.
+  await tabTo(page, '[data-testid="graph-outline"] > summary');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="graph-outline"][open] li[data-node-id]');
+  const entries = await page.$$eval('[data-testid="graph-outline"] li[data-node-id]', (lis) => lis.map((li) => ({
+    id: li.getAttribute('data-node-id'),
+    label: li.querySelector('button').getAttribute('aria-label'),
+    target: li.classList.contains('graph-outline-target'),
+  })));
+  assert.deepEqual(entries.map((e) => e.id).sort(), [...onCanvas].sort(), 'every node on the canvas is in the outline');
+  // Sources first: every input an entry names comes earlier in the list.
+  entries.forEach((entry, i) => {
+    const inputs = entry.label.match(/inputs from ([^;]+);/)?.[1].split(/, | and /).map((s) => s.replace(/ \(slot \d+\)$/, '')) ?? [];
+    for (const input of inputs) {
+      assert.ok(entries.slice(0, i).some((e) => e.id === input), `${entry.id}'s input ${input} is listed before it: ${entry.label}`);
+    }
+  });
+  assert.match(entries[0].label, /no inputs/);
+  assert.equal(entries.filter((e) => e.target).length, 1, 'one target');
+  assert.match(entries.find((e) => e.target).label, /the target: inputs from /);
+
+  // An entry's button selects its node on the canvas.
+  const last = entries[entries.length - 1].id;
+  await tabTo(page, `[data-testid="graph-outline"] li[data-node-id="${last}"] button`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((id) => document.querySelector('[data-testid="inspector"] .design-node-id')?.textContent === id, last, { timeout: 5000 })
+    .catch(() => assert.fail(`${last} was not selected`));
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(150);
+    await page.locator('[data-testid="graph-outline"]').screenshot({ path: join(SHOTS, `designer-outline-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});

@@ -24,6 +24,7 @@ pub mod import;
 pub mod keys;
 pub mod lod;
 pub mod model;
+pub mod outline;
 pub mod pictures;
 pub mod presets;
 pub mod recent;

@@ -1,12 +1,15 @@
 //! Widgets shared by the pages: error display, role-coloured prompts, messages with code spans, how a file's
-//! size reads, opening dataset files (`files`), a job's progress (`progress`) and the price fields (`spend`).
+//! size reads, opening dataset files (`files`), a job's progress (`progress`), the price fields (`spend`) and
+//! the graph outline (`outline`).
 //! A page never imports another page: what two pages share lives here.
 
 mod files;
+mod outline;
 mod progress;
 mod spend;
 
 pub use files::{DropZone, OpenFileButton};
+pub use outline::GraphOutline;
 pub use progress::RunProgress;
 pub use spend::{spend_field, PriceFields};
 

@@ -1,9 +1,12 @@
 //! The issue list beside the canvas: every validation issue (and the JSON panel's parse errors), each on
-//! its node; clicking one selects and centres its node. The page never blocks on a broken graph.
+//! its node; clicking one selects and centres its node. The page never blocks on a broken graph. Below it, the
+//! graph's text outline (`ui::common::GraphOutline`), whose entries select and centre their nodes too.
 
 use leptos::prelude::*;
 
+use crate::app::editor::outline::outline;
 use crate::engine::graph::{NodeId, Severity};
+use crate::ui::common::GraphOutline;
 use crate::ui::state::AppState;
 
 /// Issues listed at most (the count says how many more).
@@ -34,6 +37,13 @@ pub fn IssueList() -> impl IntoView {
             (e, w) => format!("{e} error{} and {w} warning{}: generation needs the errors fixed.", if e == 1 { "" } else { "s" }, if w == 1 { "" } else { "s" }),
         }
     };
+    // The outline follows the graph and its issues.
+    let shaped = Memo::new(move |_| {
+        design.graph_rev.track();
+        let issues = design.issues.get();
+        design.read(|m| outline(m.graph(), &issues))
+    });
+    let pick = Callback::new(move |id: String| design.update(|m| m.focus(&NodeId(id))));
     view! {
         <div class="design-issues">
             <h2>"Problems"</h2>
@@ -66,6 +76,7 @@ pub fn IssueList() -> impl IntoView {
                     }
                 }}
             </ul>
+            <GraphOutline items=Signal::derive(move || shaped.with(|s| s.0.clone())) problems=Signal::derive(move || shaped.with(|s| s.1.clone())) pick=pick />
         </div>
     }
 }
