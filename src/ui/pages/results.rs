@@ -233,7 +233,7 @@ pub fn ResultsPage() -> impl IntoView {
             <h1>"Results"</h1>
             <p>
                 "Load a results file (ours or the reference's): "
-                <input id="results-file" data-testid="results-file" type="file" accept=".json" on:change=load />
+                <input id="results-file" data-testid="results-file" aria-label="Results file" type="file" accept=".json" on:change=load />
                 <span class="muted">{move || if source.get().is_empty() { String::new() } else { format!(" showing {}", source.get()) }}</span>
             </p>
             {move || opening.get().map(|(name, done, total)| view! {

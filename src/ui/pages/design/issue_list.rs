@@ -48,7 +48,7 @@ pub fn IssueList() -> impl IntoView {
         <div class="design-issues">
             <h2>"Problems"</h2>
             <p class="design-issues-summary" class:issue-ok=move || design.issues.with(|i| i.is_empty()) && design.json_errors.with(Vec::is_empty)>{summary}</p>
-            <ul data-testid="issues" id="design-issues" class="design-issue-list">
+            <ul data-testid="issues" id="design-issues" class="design-issue-list" tabindex="0" aria-label="Problems">
                 {move || {
                     let (total, shown) = rows();
                     let more = total.saturating_sub(shown.len());

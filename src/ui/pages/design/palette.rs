@@ -47,7 +47,7 @@ pub fn Palette() -> impl IntoView {
                 }
             };
             view! {
-                <li
+                <div
                     class=class
                     data-testid=testid
                     data-family=(!family.is_empty()).then_some(family)
@@ -61,7 +61,7 @@ pub fn Palette() -> impl IntoView {
                     <span class="design-palette-swatch"></span>
                     <span class="design-palette-label">{label}</span>
                     <span class="design-palette-hint">{hint}</span>
-                </li>
+                </div>
             }
         })
         .collect_view();
@@ -69,7 +69,8 @@ pub fn Palette() -> impl IntoView {
         <div class="design-palette">
             <h2>"Palette"</h2>
             <p class="design-hint">"Drag a node onto the canvas, or press Enter on one to add it beside the focused node."</p>
-            <ul class="design-palette-list">{items}</ul>
+            // A group of buttons, not a list: a list item that is a button is no longer a list item.
+            <div class="design-palette-list" role="group" aria-label="Nodes to add">{items}</div>
         </div>
     }
 }

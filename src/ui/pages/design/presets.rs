@@ -60,7 +60,7 @@ pub fn PresetPicker() -> impl IntoView {
     view! {
         <div class="design-presets">
             <h2>"Start from a preset"</h2>
-            <select data-testid="preset" prop:value=move || chosen.get() on:change=move |ev| { chosen.set(event_target_value(&ev)); values.set(BTreeMap::new()); }>
+            <select data-testid="preset" aria-label="Preset" prop:value=move || chosen.get() on:change=move |ev| { chosen.set(event_target_value(&ev)); values.set(BTreeMap::new()); }>
                 {options}
             </select>
             <div class="design-preset-params">{params}</div>

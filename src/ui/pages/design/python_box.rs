@@ -104,7 +104,7 @@ pub fn PythonBox() -> impl IntoView {
         <p class="muted">"Paste one function with List[int] / int annotations. It runs in our interpreter, in this tab, under step, recursion and memory limits."</p>
         <div class="row">
             <div class="grow">
-                <textarea id="py-source" rows="12" style="width:100%" spellcheck="false"
+                <textarea id="py-source" aria-label="Python function source" rows="12" style="width:100%" spellcheck="false"
                     prop:value=move || source.get() on:input=move |ev| source.set(event_target_value(&ev))></textarea>
                 <p id="py-signature" class="mono">
                     {move || match parsed.get() { Ok(sig) => sig, Err(e) => format!("error: {e}") }}

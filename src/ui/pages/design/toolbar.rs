@@ -94,7 +94,7 @@ pub fn Toolbar() -> impl IntoView {
                 <label class="button design-file" title="Open a node-link JSON file (or drop one on the canvas)">
                     "Open…"<input type="file" data-testid="import" accept=".json,application/json" on:change=on_file />
                 </label>
-                <select class="design-recent" data-testid="recent" title="Recent graphs" on:change=open_recent prop:value="">
+                <select class="design-recent" data-testid="recent" title="Recent graphs" aria-label="Open a recent graph" on:change=open_recent prop:value="">
                     <option value="">"Recent…"</option>
                     {move || design.recent.get().entries.into_iter().enumerate().map(|(i, e)| view! {
                         <option value=i.to_string()>{format!("{} ({} nodes)", e.name, e.nodes)}</option>

@@ -64,7 +64,7 @@ pub fn CompareRuns() -> impl IntoView {
             <h2>"Compare runs"</h2>
             <p>
                 "Pick two or more results files of runs on the same instances (the first is the baseline): "
-                <input type="file" multiple accept=".json" data-testid="compare-files" on:change=pick />
+                <input type="file" multiple accept=".json" data-testid="compare-files" aria-label="Results files to compare" on:change=pick />
             </p>
             <ErrorView message=Signal::derive(move || error.get()) />
             {move || table.get().map(|t| view! {

@@ -1,0 +1,67 @@
+// axe-core (from npm, through @axe-core/playwright) over every route of the built app, in the light and the dark
+// theme, plus the designer holding a 30-node graph and Browse showing an instance with its picture: no violation of
+// impact serious or critical (WCAG 2.0-2.2 A and AA rules and axe's best practices), except those listed in
+// ACCEPTED with their reasons (also in docs/ACCESSIBILITY.md). Each violation is printed with its nodes, so a
+// failure says what to fix.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { serveDist, launch, ROOT } from './harness.mjs';
+
+/** Rule ids accepted on purpose, each with why. */
+const ACCEPTED = {};
+
+/** The routes of `Route::ALL`, read as the shell test reads them. */
+function routes() {
+  const source = readFileSync(join(ROOT, 'src/ui/route.rs'), 'utf8');
+  return [...source.matchAll(/Route::\w+ => "\/([\w-]+)"/g)].map((m) => m[1]).filter((r, i, all) => all.indexOf(r) === i);
+}
+
+let server, browser;
+before(async () => { server = await serveDist(); browser = await launch(); });
+after(async () => { await browser?.context.close(); await server?.close(); });
+
+/** The serious and critical violations on the page as it is, minus the accepted rules. */
+async function violations(page, where) {
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  const found = result.violations.filter((v) => (v.impact === 'serious' || v.impact === 'critical') && !ACCEPTED[v.id]);
+  return found.map((v) => `${where}: ${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 6).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary.replace(/\n/g, ' ')}`).join('\n')}`);
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`every route in the ${scheme} theme: no serious or critical axe violation`, async () => {
+    const { page } = browser;
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+    const found = [];
+    const all = routes();
+    assert.ok(all.length >= 6, `routes: ${all}`);
+    for (const route of all) {
+      await page.goto(`${server.url}#/${route}`);
+      await page.waitForSelector(`#page-${route}`, { timeout: 20000 });
+      await page.waitForTimeout(300);
+      found.push(...await violations(page, `#/${route} (${scheme})`));
+    }
+
+    // The designer with a 30-node graph (the random-DAG preset) and its outline open.
+    await page.goto(`${server.url}#/design`);
+    await page.waitForSelector('svg[data-testid="canvas"]');
+    await page.selectOption('[data-testid="preset"]', 'random');
+    await page.fill('.design-presets input[name="n"]', '30');
+    await page.click('[data-testid="apply-preset"]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="graph-outline"] li[data-node-id]').length >= 30);
+    await page.click('[data-testid="graph-outline"] > summary');
+    found.push(...await violations(page, `#/design with a random DAG (${scheme})`));
+
+    // Browse with an instance and its picture open: an image-family sample regenerated from a link.
+    await page.goto(`${server.url}#/browse?topology=baseline&family=image&spt=1&seed=1&target=0&sample=0`);
+    await page.waitForSelector('[data-testid="prompt"]', { timeout: 30000 });
+    await page.waitForTimeout(300);
+    found.push(...await violations(page, `#/browse with an image instance (${scheme})`));
+
+    assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
+  });
+}
