@@ -62,3 +62,30 @@ test('an unknown deep link falls back to the designer', async () => {
   await page.waitForSelector('#page-design');
   assert.deepEqual(errors, []);
 });
+
+test('every route reflows at 320 and 390 CSS px: nothing scrolls sideways (WCAG 1.4.10)', async () => {
+  const { page, errors } = browser;
+  try {
+    for (const width of [320, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const route of ROUTES) {
+        await page.goto(`${server.url}#/${route}`);
+        await page.waitForSelector(`#page-${route}`, { timeout: 20000 });
+        await page.waitForTimeout(300);
+        const { scroll, client, wide } = await page.evaluate(() => {
+          const client = document.documentElement.clientWidth;
+          // What sticks out, for the message: elements whose right edge passes the viewport outside a scroller.
+          const inScroller = (e) => { for (let p = e.parentElement; p; p = p.parentElement) { if (/(auto|scroll)/.test(getComputedStyle(p).overflowX)) return true; } return false; };
+          const wide = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > client + 1 && !inScroller(e))
+            .slice(0, 4).map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''}`);
+          return { scroll: document.documentElement.scrollWidth, client, wide };
+        });
+        assert.ok(scroll <= client, `#/${route} at ${width} px scrolls sideways (${scroll} > ${client}): ${wide.join(', ')}`);
+      }
+      await page.screenshot({ path: join(SHOTS, `reflow-${width}-${ROUTES[ROUTES.length - 1]}.png`) });
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+  assert.deepEqual(errors, []);
+});

@@ -111,7 +111,7 @@ pub fn PythonBox() -> impl IntoView {
                 </p>
             </div>
             <div class="grow">
-                <label>"Arguments (JSON) "<input id="py-args" style="width:24em" prop:value=move || args.get() on:input=move |ev| args.set(event_target_value(&ev)) /></label>
+                <label>"Arguments (JSON) "<input id="py-args" style="width:min(24em, 100%)" prop:value=move || args.get() on:input=move |ev| args.set(event_target_value(&ev)) /></label>
                 <p>
                     <button class="primary" id="py-run" on:click=run>"Run"</button>" "
                     <button id="py-task" on:click=try_task>"Try as a tracing task"</button>" "
