@@ -22,6 +22,7 @@ pub mod drawing;
 pub mod editor;
 pub mod endpoint_check;
 pub mod estimate;
+pub mod eval_source;
 pub mod form;
 pub mod instance;
 pub mod jobs;
