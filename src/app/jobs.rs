@@ -44,6 +44,9 @@ pub enum JobRequest {
     Query { dataset: String, query: Query },
     /// Everything the instance view shows of one sample.
     Detail { dataset: String, index: usize },
+    /// Dataset `dataset` as a dataset file (every sample, or those at `positions`), answered as a `File` named
+    /// after the dataset: the samples an evaluation takes.
+    Samples { dataset: String, positions: Option<Vec<usize>> },
     /// Drop a dataset.
     Forget { dataset: String },
     /// Draw a node-link graph as SVG.
@@ -259,6 +262,7 @@ enum Work {
     Query { dataset: String, query: Query },
     Detail { dataset: String, index: usize },
     Forget { dataset: String },
+    Samples { dataset: String, positions: Option<Vec<usize>> },
     Render { graph: String },
     Parse { name: String, text: String },
     OpenGraph { name: String, text: String, arrange: bool },
@@ -304,6 +308,7 @@ impl Job {
             JobRequest::Query { dataset, query } => Work::Query { dataset, query },
             JobRequest::Detail { dataset, index } => Work::Detail { dataset, index },
             JobRequest::Forget { dataset } => Work::Forget { dataset },
+            JobRequest::Samples { dataset, positions } => Work::Samples { dataset, positions },
             JobRequest::Render { graph } => Work::Render { graph },
             JobRequest::ParseJson { name, text } => Work::Parse { name, text },
             JobRequest::OpenGraph { name, text, arrange } => Work::OpenGraph { name, text, arrange },
@@ -324,7 +329,7 @@ impl Job {
     /// True for jobs done in one short step (queries, details, shards): they run before long jobs' slices, so
     /// browsing stays quick while a generation runs.
     pub fn is_quick(&self) -> bool {
-        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Render { .. } | Work::Parse { .. } | Work::OpenGraph { .. })
+        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Samples { .. } | Work::Render { .. } | Work::Parse { .. } | Work::OpenGraph { .. })
     }
 
     /// Units the next slice will do.
@@ -419,6 +424,10 @@ impl Job {
                 store.remove(dataset);
                 vec![FromWorker::Done { id, summary: String::new() }]
             }
+            Work::Samples { dataset, positions } => match store.export(dataset, positions.as_deref()) {
+                Ok(json) => vec![FromWorker::File { id, name: dataset.clone(), text: json.to_string() }, FromWorker::Done { id, summary: String::new() }],
+                Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
+            },
             Work::Render { graph } => match graph::from_json_str(graph) {
                 Err(errors) => vec![FromWorker::Failed { id, message: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "), location: None }],
                 Ok(parsed) => match render::to_svg(&parsed, &RenderOptions::default()) {
@@ -606,6 +615,33 @@ mod tests {
         let bad = start(JobRequest::OpenFile { dataset: "f".into(), name: "x.json".into(), text: "{\"samples\": [}".into() }, &registry, &mut store);
         assert!(matches!(&bad[..], [FromWorker::Failed { location: Some(at), .. }] if at == "x.json:1:14"), "{bad:?}");
         assert_eq!(store.get("f").map(|d| d.loaded()), Some(rows.len()), "a bad file leaves what was loaded");
+    }
+
+    #[test]
+    fn a_dataset_gives_its_samples_as_a_file_all_or_by_position() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let form = GenerateForm { topology: "chain".into(), samples_per_target: 1, seed: 5, ..GenerateForm::default() };
+        start(JobRequest::Generate { dataset: "g".into(), form: form.clone(), graph: None }, &registry, &mut store);
+        let whole = generate::generate(&form.to_config().unwrap(), &registry, &mut |_, _| {}).unwrap();
+        let file = |positions: Option<Vec<usize>>, store: &mut Store| -> Json {
+            let out = start(JobRequest::Samples { dataset: "g".into(), positions }, &registry, store);
+            let Some(FromWorker::File { name, text, .. }) = out.first() else { panic!("{out:?}") };
+            assert_eq!(name, "g");
+            serde_json::from_str(text).unwrap()
+        };
+        let all = file(None, &mut store);
+        let samples = all["samples"].as_array().unwrap();
+        assert_eq!(samples.len(), whole.len());
+        assert_eq!(samples[1]["prompt"].as_str(), Some(whole[1].prompt.text()), "each record with its prompt");
+        assert_eq!(dataset::inspect(&all).topology, "chain");
+        let some = file(Some(vec![2, 0]), &mut store);
+        assert_eq!(some["samples"].as_array().map(Vec::len), Some(2));
+        assert_eq!(some["samples"][0]["prompt"].as_str(), Some(whole[2].prompt.text()), "in the order asked");
+        let missing = start(JobRequest::Samples { dataset: "none".into(), positions: None }, &registry, &mut store);
+        assert!(matches!(&missing[..], [FromWorker::Failed { .. }]), "{missing:?}");
+        let beyond = start(JobRequest::Samples { dataset: "g".into(), positions: Some(vec![9999]) }, &registry, &mut store);
+        assert!(matches!(&beyond[..], [FromWorker::Failed { .. }]), "{beyond:?}");
     }
 
     #[test]

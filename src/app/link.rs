@@ -9,13 +9,14 @@ use crate::app::form::{query_pairs, GenerateForm};
 pub const MAX_LINKED_GRAPH: usize = 16 * 1024;
 
 /// What a `#/browse` (or `#/generate`) query asks for.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Link {
     /// Regenerate one sample from settings (and a custom graph's node-link JSON).
     Regenerate { form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
     /// Open a dataset by name, at a position when given.
     Dataset { name: String, index: Option<usize> },
     /// Nothing in particular.
+    #[default]
     None,
 }
 

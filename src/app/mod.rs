@@ -3,7 +3,7 @@
 //! them and `plan` what one Generate click makes; `jobs` is the long work done in the Web Worker (or in slices
 //! on the main thread) over the samples of `store`; `catalog` (rows, filters, sorting, search), `list_window`
 //! (the virtualised list), `instance` and `roles` (what the instance view shows), `drawing` (its graph, with
-//! levels of detail) and `link` (deep links) are the instance browser's rules. For Evaluate and Results:
+//! levels of detail) and `link` (deep links) and `browse_url` (the page's address: dataset, filters, open instance) are the instance browser's rules. For Evaluate and Results:
 //! `partial_run` (an unfinished run's results file and the note that says so), `stored_run` (what the run store
 //! keeps to resume a run), `endpoint_check` (what the endpoint check found, with fixes), `charts` (the
 //! dashboard's charts as SVG), `compare` (runs side by side), `live` (a running run's progress line), `run_board` (a run's rows, its
@@ -14,6 +14,7 @@
 //! sample's transcript and where its chain broke). `editor` is the
 //! designer's canvas editor.
 
+pub mod browse_url;
 pub mod catalog;
 pub mod charts;
 pub mod compare;
@@ -21,6 +22,7 @@ pub mod drawing;
 pub mod editor;
 pub mod endpoint_check;
 pub mod estimate;
+pub mod eval_source;
 pub mod form;
 pub mod instance;
 pub mod jobs;

@@ -126,6 +126,22 @@ impl Store {
         Ok(select(dataset.samples.iter().flatten().map(|s| (&s.row, s.prompt.as_str())), query))
     }
 
+    /// Dataset `key` as a dataset file's JSON (`summary` and `samples`): every sample, or those at `positions`
+    /// in that order. Every sample asked for must be here.
+    pub fn export(&self, key: &str, positions: Option<&[usize]>) -> Result<Json, StoreError> {
+        let dataset = self.datasets.get(key).ok_or_else(|| StoreError::NoDataset(key.to_string()))?;
+        let all: Vec<usize> = match positions {
+            Some(p) => p.to_vec(),
+            None => (0..dataset.samples.len()).collect(),
+        };
+        let mut samples = Vec::with_capacity(all.len());
+        for index in all {
+            let slot = dataset.samples.get(index).ok_or(StoreError::OutOfRange { dataset: key.to_string(), index, count: dataset.samples.len() })?;
+            samples.push(slot.as_ref().ok_or(StoreError::NotLoaded { dataset: key.to_string(), index })?.record());
+        }
+        Ok(serde_json::json!({ "summary": dataset.summary.clone().unwrap_or_else(|| serde_json::json!({})), "samples": samples }))
+    }
+
     /// The instance view of sample `index` of dataset `key`.
     pub fn detail(&self, key: &str, index: usize) -> Result<Detail, StoreError> {
         let dataset = self.datasets.get(key).ok_or_else(|| StoreError::NoDataset(key.to_string()))?;

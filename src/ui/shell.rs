@@ -23,7 +23,14 @@ pub fn App() -> impl IntoView {
     provide_context(AppState::new());
     let start = start_route();
     let route = RwSignal::new(Route::from_hash_or(&current_hash(), start));
-    let listener = window_event_listener(leptos::ev::hashchange, move |_| route.set(Route::from_hash_or(&current_hash(), start)));
+    // A new Browse address on Browse (back and forward between its views) keeps the page: it follows its address
+    // itself. Other pages are rebuilt from the new address.
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| {
+        let next = Route::from_hash_or(&current_hash(), start);
+        if route.get_untracked() != next || next != Route::Browse {
+            route.set(next);
+        }
+    });
     on_cleanup(move || listener.remove());
 
     let nav_links = Route::ALL

@@ -29,7 +29,8 @@ use crate::app::stored_run::{latest_unfinished, RunSpec};
 use run::RunView;
 use runs::RunList;
 use table::RunTable;
-use crate::ui::state::{with_registry, AppState};
+use crate::app::eval_source::{browse_note, SampleSource};
+use crate::ui::state::{with_registry, AppState, EvaluationState};
 use crate::web::download::download_text;
 use crate::web::fetch_backend::RunControl;
 use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
@@ -57,11 +58,26 @@ pub fn EvaluatePage() -> impl IntoView {
     let (paused, current, control) = (evaluation.paused, evaluation.current, evaluation.control);
     let error = RwSignal::new(String::new());
 
+    let source = evaluation.source;
+    // A dataset file's samples and topology.
+    let file_samples = |name: &str, json: &Value| -> Result<(Vec<Value>, String), String> {
+        let samples = json.get("samples").and_then(Value::as_array).cloned().ok_or(format!("{name} has no `samples` list"))?;
+        if samples.is_empty() {
+            return Err(format!("{name} has no samples"));
+        }
+        Ok((samples, crate::engine::dataset::inspect(json).topology))
+    };
+    // The samples of the file or the built-in topology (Browse and Design are gathered by the job runner).
     let dataset_samples = move || -> Result<(Vec<Value>, String), String> {
-        if let Some((_, json)) = loaded.get_untracked() {
-            let samples = json.get("samples").and_then(Value::as_array).cloned().ok_or("the loaded file has no `samples` list")?;
-            let topology = crate::engine::dataset::inspect(&json).topology;
-            return Ok((samples, topology));
+        match source.get_untracked() {
+            SampleSource::File => {
+                let Some((name, json)) = loaded.get_untracked() else { return Err("no dataset file is loaded: choose one in \"a dataset file\" below, or another source".into()) };
+                return file_samples(&name, &json);
+            }
+            SampleSource::Browse | SampleSource::Design => {
+                return Err(format!("the estimate takes {}'s samples when a run starts them; pick the file or topology source to estimate first", source.get_untracked().label()));
+            }
+            SampleSource::Topology => {}
         }
         let config = form.get_untracked().to_config()?;
         let made = with_registry(|r| generate::generate(&config, r, &mut |_, _| {})).map_err(|e| e.to_string())?;
@@ -70,6 +86,10 @@ pub fn EvaluatePage() -> impl IntoView {
     };
 
     // The samples a run would cover: the first `limit`, each once per epoch.
+    let first_samples = move |(samples, topology): (Vec<Value>, String)| -> (Vec<Value>, String) {
+        let first: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
+        (expand_epochs(&first, evaluation.settings.get_untracked().epochs), topology)
+    };
     let run_samples = move || -> Result<(Vec<Value>, String), String> {
         let (samples, topology) = dataset_samples()?;
         let first: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
@@ -104,12 +124,7 @@ pub fn EvaluatePage() -> impl IntoView {
         control.set_value(run_control.clone());
         spawn_local(run::drive(spec, config, endpoint, view_of_run, run_control));
     };
-    let start = move |_| {
-        error.set(String::new());
-        let (samples, topology) = match run_samples() {
-            Ok(s) => s,
-            Err(e) => return error.set(e),
-        };
+    let launch = move |(samples, topology): (Vec<Value>, String)| {
         let endpoint = endpoint.get_untracked();
         // Refused before anything is sent or stored (a run's record keeps its base URL).
         if let Some(problem) = endpoint.base_url_problem() {
@@ -131,6 +146,26 @@ pub fn EvaluatePage() -> impl IntoView {
             adaptations: Value::Null,
         };
         execute(spec, endpoint);
+    };
+    let start = move |_| {
+        error.set(String::new());
+        match source.get_untracked() {
+            SampleSource::File | SampleSource::Topology => match run_samples() {
+                Ok(s) => launch(s),
+                Err(e) => error.set(e),
+            },
+            SampleSource::Browse | SampleSource::Design => {
+                evaluation.gathering.set(true);
+                spawn_local(async move {
+                    let gathered = evaluation.gather(state.browse, state.design).await;
+                    evaluation.gathering.set(false);
+                    match gathered.and_then(|json| file_samples(source.get_untracked().label(), &json)) {
+                        Ok(s) => launch(first_samples(s)),
+                        Err(e) => error.set(e),
+                    }
+                });
+            }
+        }
     };
 
     // Resuming takes the stored base URL, model and settings, and the key and extra headers typed now (neither
@@ -204,6 +239,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     Ok(json) => {
                         error.set(String::new());
                         loaded.set(Some((name, json)));
+                        source.set(SampleSource::File);
                     }
                     Err(e) => error.set(format!("{name}: malformed JSON at line {}, column {}: {e}", e.line(), e.column())),
                 },
@@ -241,6 +277,7 @@ pub fn EvaluatePage() -> impl IntoView {
                 <EndpointCheck endpoint=endpoint />
             </div>
             <div class="panel generate-form">
+                <SourcePicker />
                 <span>"Instances: "</span>
                 <label>"topology "
                     <select id="eval-topology" prop:value=move || form.with(|f| f.topology.clone()) on:change=move |ev| form.update(|f| f.topology = event_target_value(&ev))>
@@ -260,13 +297,16 @@ pub fn EvaluatePage() -> impl IntoView {
                 {move || loaded.with(|l| l.as_ref().map(|(n, _)| n.clone())).map(|name| view! {
                     <span class="muted eval-loaded" data-testid="loaded-dataset">{format!("using {name}")}</span>
                     <button data-testid="unload-dataset" title="forget the file: the next run takes the instances generated from the settings beside it"
-                        on:click=move |_| loaded.set(None)>"use generated instances"</button>
+                        on:click=move |_| {
+                            loaded.set(None);
+                            source.set(SampleSource::Topology);
+                        }>"use generated instances"</button>
                 })}
                 <label>"first "<input id="eval-limit" data-testid="sample-limit" type="number" min="1" style="width:5em" prop:value=move || limit.get().to_string()
                     on:change=move |ev| limit.set(event_target_value(&ev).parse().unwrap_or(3)) />" samples"</label>
             </div>
             <p>
-                <button class="primary" id="eval-run" data-testid="start-run" disabled=move || running.get() on:click=start>"Run"</button>" "
+                <button class="primary" id="eval-run" data-testid="start-run" disabled=move || running.get() || evaluation.gathering.get() on:click=start>"Run"</button>" "
                 <button data-testid="pause-run" disabled=move || !running.get() || paused.get() on:click=pause title="finish the requests in flight, send no new one">"Pause"</button>" "
                 {move || (running.get() && paused.get()).then(|| view! { <button data-testid="resume-run" on:click=unpause>"Resume"</button>" " })}
                 <button id="eval-stop" data-testid="stop-run" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "
@@ -300,5 +340,45 @@ pub fn EvaluatePage() -> impl IntoView {
             <p id="eval-done" class="muted">{move || if !running.get() && rows.with(|r| !r.is_empty()) { if rows.with(|r| r.iter().all(|row| row.correct.is_some())) { "finished" } else { "stopped" } } else { "" }}</p>
             <RunList revision=revision running=running current=Signal::derive(move || if running.get() { current.get() } else { None }) on_resume=on_resume on_retry_failed=on_retry_failed />
         </section>
+    }
+}
+
+/// The choice of where a run's samples come from (`[data-testid="eval-source"]`), and what that source holds
+/// now (`[data-testid="eval-source-note"]`); for Browse, all its samples or the filtered ones.
+#[component]
+fn SourcePicker() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let evaluation = state.evaluation;
+    let source = evaluation.source;
+    let note = move || match source.get() {
+        SampleSource::Topology => "generated from the topology, family and seed beside this".to_string(),
+        SampleSource::File => match evaluation.loaded.with(|l| l.as_ref().map(|(n, _)| n.clone())) {
+            Some(name) => format!("the samples of {name}"),
+            None => "no file loaded yet: choose one below".to_string(),
+        },
+        SampleSource::Browse => browse_note(EvaluationState::browse_shown(state.browse).as_ref(), evaluation.browse_filtered.get()),
+        SampleSource::Design => {
+            let nodes = state.design.read(|m| m.graph().nodes().len());
+            format!("the graph on Design ({nodes} nodes), generated in the worker with the family and seed beside this, one sample per target")
+        }
+    };
+    view! {
+        <div class="eval-source">
+            <label>"Samples from "
+                <select id="eval-source" data-testid="eval-source" prop:value=move || source.get().as_str()
+                    on:change=move |ev| source.set(SampleSource::parse(&event_target_value(&ev)).unwrap_or_default())>
+                    {SampleSource::ALL.into_iter().map(|s| view! { <option value=s.as_str()>{s.label()}</option> }).collect_view()}
+                </select>
+            </label>
+            <Show when=move || source.get() == SampleSource::Browse>
+                <label>" "<select data-testid="eval-browse-scope" prop:value=move || if evaluation.browse_filtered.get() { "filtered" } else { "all" }
+                    on:change=move |ev| evaluation.browse_filtered.set(event_target_value(&ev) == "filtered")>
+                    <option value="filtered">"the samples its filters keep"</option>
+                    <option value="all">"all its samples"</option>
+                </select></label>
+            </Show>
+            " "<span class="muted" data-testid="eval-source-note">{note}</span>
+            {move || evaluation.gathering.get().then(|| view! { <span class="muted" data-testid="eval-gathering">" gathering the samples…"</span> })}
+        </div>
     }
 }

@@ -1,12 +1,15 @@
 //! The instance browser's state: the datasets the page knows (the generated run, a regenerated link, opened
 //! files, a static site's hosted datasets), each dataset's rows (the samples themselves stay in the job
 //! runner's store), the filters and the list they give, the selection and the open instance. Hosted datasets
-//! load shard by shard as the list shows them. Every long step is a job (`web::worker`).
+//! load shard by shard as the list shows them. Every long step is a job (`web::worker`). The view lives in the
+//! address (`app::browse_url`): filter edits replace it, opening and closing an instance push a history entry,
+//! and `restore` brings an address back (on load, back and forward), waiting for a dataset still to come.
 
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 
+use crate::app::browse_url::BrowseAddress;
 use crate::app::catalog::{Query, Row};
 use crate::app::form::GenerateForm;
 use crate::app::instance::Detail;
@@ -17,7 +20,7 @@ use crate::web::files::fetch_text;
 use crate::web::worker::{self, JobHandle};
 
 /// The key of the generated run's dataset.
-pub const GENERATED: &str = "generated";
+pub use crate::app::browse_url::GENERATED;
 /// The key of a regenerated link's dataset.
 pub const LINKED: &str = "link";
 
@@ -27,7 +30,7 @@ pub enum Source {
     /// Generated in this tab from `form`: the plan's runs (their forms), or a custom graph.
     Generated { form: GenerateForm, runs: Vec<GenerateForm>, graph: Option<String> },
     /// One sample regenerated from a link.
-    Link { form: GenerateForm, graph: Option<String>, target: usize },
+    Link { form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
     /// A file opened in this tab.
     File,
     /// A dataset of the static site the app is served from.
@@ -96,8 +99,10 @@ pub struct BrowseState {
     shards: StoredValue<HashMap<String, Vec<ShardState>>>,
     query_job: StoredValue<Option<JobHandle>>,
     detail_job: StoredValue<Option<JobHandle>>,
-    /// A dataset link waiting for the site index.
-    pending: StoredValue<Option<(String, Option<usize>)>>,
+    /// An address whose dataset is not here yet (the site index, a regenerated sample, a run or file to come).
+    pending: StoredValue<Option<BrowseAddress>>,
+    /// True while an address is being restored: the address is not rewritten meanwhile.
+    quiet: StoredValue<bool>,
 }
 
 impl BrowseState {
@@ -121,6 +126,7 @@ impl BrowseState {
             query_job: StoredValue::new(None),
             detail_job: StoredValue::new(None),
             pending: StoredValue::new(None),
+            quiet: StoredValue::new(false),
         };
         leptos::task::spawn_local(async move { state.load_site().await });
         state
@@ -129,7 +135,12 @@ impl BrowseState {
     /// Reads `datasets/index.json` beside the app, if there is one, and lists its datasets.
     async fn load_site(self) {
         match fetch_text(INDEX_PATH).await {
-            Ok(None) => self.site.set(SiteStatus::Absent),
+            Ok(None) => {
+                self.site.set(SiteStatus::Absent);
+                if let Some(address) = self.pending.try_update_value(Option::take).flatten() {
+                    self.restore(address, &[]);
+                }
+            }
             Err(e) => {
                 self.site.set(SiteStatus::Absent);
                 self.error.set(e);
@@ -148,8 +159,8 @@ impl BrowseState {
                         self.upsert(info);
                     }
                     self.site.set(SiteStatus::Found(index));
-                    if let Some((name, index)) = self.pending.try_update_value(Option::take).flatten() {
-                        self.follow_dataset(&name, index);
+                    if let Some(address) = self.pending.try_update_value(Option::take).flatten() {
+                        self.restore(address, &[]);
                     }
                 }
             },
@@ -188,6 +199,16 @@ impl BrowseState {
         self.revision.update(|r| *r += 1);
         self.upsert(DatasetInfo { key: key.to_string(), name: name.to_string(), source, total, loaded: 0 });
         self.show(key);
+        // An address that named this dataset before it was here: its filters and instance now apply.
+        let waiting = self.pending.with_value(|p| p.as_ref().and_then(BrowseAddress::dataset).is_some_and(|d| d == key || d == name));
+        if waiting {
+            if let Some(address) = self.pending.try_update_value(Option::take).flatten() {
+                self.notice.set(String::new());
+                self.error.set(String::new());
+                self.quietly(|| self.apply_view(&address));
+                self.write_url(false);
+            }
+        }
     }
 
     /// Adds rows streamed in for dataset `key` (of `total` samples).
@@ -214,8 +235,16 @@ impl BrowseState {
                 d.loaded = loaded;
             }
         });
-        if self.current.get_untracked().as_deref() == Some(key) && !self.query.with_untracked(Query::is_identity) {
-            self.run_query();
+        if self.current.get_untracked().as_deref() == Some(key) {
+            if !self.query.with_untracked(Query::is_identity) {
+                self.run_query();
+            }
+            // An instance opened before its sample was made (a restored address) is shown once it is.
+            if let (true, Some(index)) = (self.open.get_untracked(), self.selected.get_untracked()) {
+                if self.detail.with_untracked(|d| d.as_ref().is_none_or(|d| d.dataset != key || d.row.index != index)) {
+                    self.request_detail(index);
+                }
+            }
         }
     }
 
@@ -251,12 +280,15 @@ impl BrowseState {
         if matches!(self.info(key).map(|d| d.source), Some(Source::Hosted(_))) {
             self.ensure_loaded(key, 0, 1);
         }
+        self.write_url(false);
     }
 
-    /// Changes the filters; the list follows once the runner answers.
+    /// Changes the filters; the list follows once the runner answers. The address follows without a new
+    /// history entry (typing is not navigating).
     pub fn set_query(&self, query: Query) {
         self.query.set(query);
         self.run_query();
+        self.write_url(false);
     }
 
     fn run_query(&self) {
@@ -288,24 +320,149 @@ impl BrowseState {
         self.reveal.set(Some(index));
         if self.open.get_untracked() {
             self.request_detail(index);
+            self.write_url(true);
         }
     }
 
-    /// Opens the instance view on the selected sample.
+    /// Opens the instance view on the selected sample (a new history entry).
     pub fn open_selected(&self) {
         if let Some(index) = self.selected.get_untracked() {
             self.open.set(true);
             self.request_detail(index);
+            self.write_url(true);
         }
     }
 
-    /// Closes the instance view (or, when it is closed, clears the selection).
+    /// Closes the instance view (a new history entry), or, when it is closed, clears the selection.
     pub fn close(&self) {
         if self.open.get_untracked() {
             self.open.set(false);
+            self.write_url(true);
         } else {
             self.selected.set(None);
         }
+    }
+
+    /// The address of what the page shows (`Link::None` when no dataset is shown).
+    pub fn address(&self) -> BrowseAddress {
+        let Some(info) = self.current.get_untracked().and_then(|key| self.info(&key)) else { return BrowseAddress::default() };
+        let open = if self.open.get_untracked() { self.selected.get_untracked() } else { None };
+        let (link, rerun) = match info.source {
+            Source::Generated { form, graph, .. } => (Link::Dataset { name: info.key, index: open }, Some((form, graph))),
+            Source::Link { form, graph, target, sample } => (Link::Regenerate { form, graph, target, sample }, None),
+            Source::File => (Link::Dataset { name: info.key, index: open }, None),
+            Source::Hosted(_) => (Link::Dataset { name: info.name, index: open }, None),
+        };
+        BrowseAddress { link, rerun, query: self.query.get_untracked() }
+    }
+
+    /// Writes the shown view into the address, as a new history entry (`push`) or in place; only on Browse,
+    /// only with a dataset shown, never while an address is being restored.
+    fn write_url(&self, push: bool) {
+        if self.quiet.get_value() || self.current.with_untracked(Option::is_none) {
+            return;
+        }
+        let location = window().location().hash().unwrap_or_default();
+        if !location.starts_with("#/browse") {
+            return;
+        }
+        let hash = self.address().to_hash();
+        if hash == location {
+            return;
+        }
+        let Ok(history) = window().history() else { return };
+        let _ = if push {
+            history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&hash))
+        } else {
+            history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&hash))
+        };
+    }
+
+    fn quietly(&self, f: impl FnOnce()) {
+        let was = self.quiet.get_value();
+        self.quiet.set_value(true);
+        f();
+        self.quiet.set_value(was);
+    }
+
+    /// The address's filters and open instance, on the dataset shown.
+    fn apply_view(&self, address: &BrowseAddress) {
+        if self.query.with_untracked(|q| *q != address.query) {
+            self.query.set(address.query.clone());
+            self.run_query();
+        }
+        match address.open() {
+            Some(index) => {
+                if self.selected.get_untracked() != Some(index) || !self.open.get_untracked() {
+                    self.selected.set(Some(index));
+                    self.reveal.set(Some(index));
+                    self.open.set(true);
+                    self.request_detail(index);
+                }
+            }
+            None => self.open.set(false),
+        }
+    }
+
+    /// Shows what `address` names (on load, back and forward): the dataset, its filters and the open instance.
+    /// A dataset not here yet is waited for (the site's index, a regenerated sample, a file opened again); the
+    /// generated run's settings, when the address carries them and the run is not here, are returned for the
+    /// caller to generate. `problems` (bad values in the address) are shown.
+    pub fn restore(&self, address: BrowseAddress, problems: &[String]) -> Option<(GenerateForm, Option<String>)> {
+        if !problems.is_empty() {
+            self.error.set(problems.join("; "));
+        }
+        let mut rerun = None;
+        self.quietly(|| match address.link.clone() {
+            Link::None => {}
+            Link::Regenerate { form, graph, target, sample } => {
+                let here = matches!(self.info(LINKED).map(|d| d.source), Some(Source::Link { form: f, graph: g, target: t, sample: s }) if f == form && g == graph && t == target && s == sample);
+                if here {
+                    if self.current.get_untracked().as_deref() != Some(LINKED) {
+                        self.show(LINKED);
+                    }
+                    self.apply_view(&address);
+                } else {
+                    self.pending.set_value(Some(address.clone()));
+                    self.regenerate(form, graph, target, sample);
+                }
+            }
+            Link::Dataset { name, .. } => {
+                let found = self.datasets.with_untracked(|all| all.iter().find(|d| d.name == name || d.key == name).map(|d| d.key.clone()));
+                match found {
+                    Some(key) => {
+                        if self.current.get_untracked().as_deref() != Some(key.as_str()) {
+                            self.show(&key);
+                        }
+                        self.apply_view(&address);
+                    }
+                    None => {
+                        let filters = address.query != Query::default();
+                        let keeps = match (filters, address.open()) {
+                            (true, Some(i)) => format!(": its filters and sample #{i} come back when it is"),
+                            (true, None) => ": its filters come back when it is".to_string(),
+                            (false, Some(i)) => format!(": sample #{i} opens when it is"),
+                            (false, None) => String::new(),
+                        };
+                        self.pending.set_value(Some(address.clone()));
+                        if name == GENERATED && address.rerun.is_some() {
+                            rerun = address.rerun.clone();
+                        } else if name == GENERATED {
+                            self.notice.set(format!("this address names the generated run, which is not in this tab: generate it again{keeps}"));
+                        } else if name.starts_with("file:") {
+                            self.notice.set(format!("this address names `{name}`, which was opened in an earlier visit: open it again{keeps}"));
+                        } else if self.site.get_untracked() != SiteStatus::Looking {
+                            self.error.set(format!("the link names dataset `{name}`, which is not open here: open its file, or use the site that hosts it"));
+                        }
+                    }
+                }
+            }
+        });
+        if address.link == Link::None {
+            // An address naming nothing (the navigation link) shows what is here.
+            self.write_url(false);
+        }
+        rerun
     }
 
     fn request_detail(&self, index: usize) {
@@ -425,41 +582,18 @@ impl BrowseState {
         });
     }
 
-    /// Follows a link: regenerates one sample, or opens a dataset at a position.
-    pub fn follow(&self, link: Link) {
-        match link {
-            Link::Regenerate { form, graph, target, sample } => self.regenerate(form, graph, target, sample),
-            Link::Dataset { name, index } => self.follow_dataset(&name, index),
-            Link::None => {}
-        }
-    }
-
-    fn follow_dataset(&self, name: &str, index: Option<usize>) {
-        let found = self.datasets.with_untracked(|all| all.iter().find(|d| d.name == name || d.key == name).map(|d| d.key.clone()));
-        match found {
-            Some(key) => {
-                self.show(&key);
-                if let Some(index) = index {
-                    self.selected.set(Some(index));
-                    self.reveal.set(Some(index));
-                    self.open_selected();
-                }
-            }
-            None if self.site.get_untracked() == SiteStatus::Looking => self.pending.set_value(Some((name.to_string(), index))),
-            None => self.error.set(format!("the link names dataset `{name}`, which is not open here: open its file, or use the site that hosts it")),
-        }
-    }
-
     fn regenerate(&self, form: GenerateForm, graph: Option<String>, target: usize, sample: u32) {
         let state = *self;
         let name = format!("link: {} {}, target {target}, sample {sample}", form.family, form.topology);
-        self.begin(LINKED, &name, Source::Link { form: form.clone(), graph: graph.clone(), target }, 1);
+        self.begin(LINKED, &name, Source::Link { form: form.clone(), graph: graph.clone(), target, sample }, 1);
         let request = JobRequest::GenerateOne { dataset: LINKED.into(), form, graph, target, sample };
         worker::start(request, move |message| match message {
             FromWorker::Rows { dataset, total, rows, .. } => {
                 state.add_rows(&dataset, total, rows);
-                state.select(0);
-                state.open_selected();
+                state.quietly(|| {
+                    state.select(0);
+                    state.open_selected();
+                });
                 state.notice.set("regenerated from the link".into());
             }
             FromWorker::Failed { message, .. } => state.error.set(format!("the link's sample cannot be regenerated: {message}")),

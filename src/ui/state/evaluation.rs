@@ -1,5 +1,6 @@
 //! The evaluation's settings: where requests go (the key a `Secret`, in memory only unless the user ticks
-//! "remember on this device") and the run's limits; the instances a run takes (generated, or a loaded file);
+//! "remember on this device") and the run's limits; the instances a run takes (`source`: a built-in topology,
+//! a loaded file, the dataset on Browse, or the graph on Design, the last two gathered by the job runner);
 //! and the run this tab drives, whose view and stop switch live here rather than in the page, so leaving
 //! Evaluate mid-run and coming back shows the same run going on, and Stop stops it.
 
@@ -9,7 +10,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::app::eval_source::{browse_positions, BrowseShown, SampleSource};
 use crate::app::form::GenerateForm;
+use crate::app::jobs::{FromWorker, JobRequest};
 use crate::app::live::Live;
 use crate::app::results_data::ResultsData;
 use crate::app::run_board::Row;
@@ -17,6 +20,10 @@ use crate::app::run_settings::RunSettings;
 use crate::app::stored_run::RunSpec;
 use crate::web::fetch_backend::RunControl;
 use crate::web::local_storage;
+use crate::web::worker;
+
+use super::browse::BrowseState;
+use super::design::DesignState;
 use crate::engine::agent::{Endpoint, Secret};
 
 /// Where evaluations go. The key is a `Secret`: it stays in memory and is never serialised.
@@ -42,6 +49,12 @@ pub struct EvaluationState {
     pub form: RwSignal<GenerateForm>,
     /// A dataset file loaded for the next run: its name and contents.
     pub loaded: RwSignal<Option<(String, Value)>>,
+    /// Where the next run takes its samples.
+    pub source: RwSignal<SampleSource>,
+    /// With the Browse source: only the samples Browse's filters keep (else all the dataset's).
+    pub browse_filtered: RwSignal<bool>,
+    /// True while the samples of the Browse or Design source are being gathered.
+    pub gathering: RwSignal<bool>,
     /// A stored run left unfinished, offered for resuming, with its finished samples.
     pub pending: RwSignal<Option<(RunSpec, usize)>>,
     /// The run of this tab: what it writes and the page draws.
@@ -121,6 +134,9 @@ impl EvaluationState {
             remember_key: RwSignal::new(remembered.is_some()),
             form: RwSignal::new(GenerateForm { samples_per_target: 1, ..GenerateForm::default() }),
             loaded: RwSignal::new(None),
+            source: RwSignal::new(SampleSource::default()),
+            browse_filtered: RwSignal::new(true),
+            gathering: RwSignal::new(false),
             pending: RwSignal::new(None),
             run: RunView {
                 rows: RwSignal::new(Vec::new()),
@@ -140,3 +156,73 @@ impl EvaluationState {
     }
 }
 
+
+/// The dataset of the Design source in the job runner's store (made for a run, dropped after).
+const DESIGN_DATASET: &str = "evaluate:design";
+
+impl EvaluationState {
+    /// What Browse shows, as Evaluate sees it.
+    pub fn browse_shown(browse: BrowseState) -> Option<BrowseShown> {
+        let info = browse.current_info()?;
+        Some(BrowseShown { name: info.name, total: info.total, loaded: info.loaded, kept: browse.view.get() })
+    }
+
+    /// The samples of the Browse or Design source, as a dataset file's JSON (`summary`, `samples`), gathered by
+    /// the job runner: the Browse dataset's samples (all, or the filtered ones), or the designer's graph
+    /// generated with this page's seed and family. A message says what is wrong with an empty or bad source.
+    pub async fn gather(&self, browse: BrowseState, design: DesignState) -> Result<Value, String> {
+        let text = match self.source.get_untracked() {
+            SampleSource::Browse => {
+                let filtered = self.browse_filtered.get_untracked();
+                let shown = Self::browse_shown(browse);
+                let positions = browse_positions(shown.as_ref(), filtered)?;
+                let key = browse.current.get_untracked().unwrap_or_default();
+                ask_file(JobRequest::Samples { dataset: key, positions }).await.map_err(|e| format!("the dataset on Browse: {e}"))?
+            }
+            SampleSource::Design => {
+                if design.read(|m| m.graph().nodes().is_empty()) {
+                    return Err("the graph on Design has no nodes: add tasks on Design (or pick a preset), then come back".into());
+                }
+                let form = self.form.get_untracked();
+                let request = JobRequest::Generate { dataset: DESIGN_DATASET.into(), form, graph: Some(design.graph_json()) };
+                ask_file(request).await.map_err(|e| format!("the graph on Design cannot be generated: {e}"))?;
+                let text = ask_file(JobRequest::Samples { dataset: DESIGN_DATASET.into(), positions: None }).await;
+                worker::start(JobRequest::Forget { dataset: DESIGN_DATASET.into() }, |_| {});
+                text.map_err(|e| format!("the graph on Design: {e}"))?
+            }
+            other => return Err(format!("{} is not gathered by the job runner", other.label())),
+        };
+        let json: Value = serde_json::from_str(&text).map_err(|e| format!("the gathered samples are not JSON: {e}"))?;
+        if json["samples"].as_array().is_none_or(Vec::is_empty) {
+            return Err(format!("{} gave no samples", self.source.get_untracked().label()));
+        }
+        Ok(json)
+    }
+}
+
+/// Runs `request` in the job runner and waits for its end: the text of the `File` it answered (empty for a job
+/// that answers none), or why it failed.
+async fn ask_file(request: JobRequest) -> Result<String, String> {
+    let (answer, wait) = futures::channel::oneshot::channel::<Result<String, String>>();
+    let mut answer = Some(answer);
+    let mut file = None;
+    worker::start(request, move |message| {
+        let outcome = match message {
+            FromWorker::File { text, .. } => {
+                file = Some(text);
+                return;
+            }
+            FromWorker::Done { .. } => Ok(file.take().unwrap_or_default()),
+            FromWorker::Failed { message, location, .. } => Err(match location {
+                Some(at) => format!("{at}: {message}"),
+                None => message,
+            }),
+            FromWorker::Cancelled { .. } => Err("cancelled".into()),
+            _ => return,
+        };
+        if let Some(answer) = answer.take() {
+            let _ = answer.send(outcome);
+        }
+    });
+    wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))
+}

@@ -42,6 +42,20 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// Shows what a `#/browse?…` address names (`BrowseState::restore`); a generated run the address carries the
+    /// settings of, and which this tab does not have, is generated again.
+    pub fn follow_browse_address(&self, hash: &str) {
+        let (address, problems) = crate::app::browse_url::BrowseAddress::parse(crate::app::form::hash_query(hash));
+        let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        if let Some((form, graph)) = self.browse.restore(address, &problems) {
+            if self.generation.progress.with_untracked(Option::is_none) {
+                self.generation.form.set(form);
+                self.generation.graph.set(graph);
+                self.generation.run();
+            }
+        }
+    }
+
     /// Fresh state.
     pub fn new() -> AppState {
         let browse = BrowseState::new();

@@ -30,8 +30,13 @@ pub fn Filters() -> impl IntoView {
                     let value = event_target_value(&ev);
                     change(&|q| apply(q, value.clone()));
                 }>
-                    <option value="">"any"</option>
-                    {move || values.get().into_iter().map(|(v, n)| view! { <option value=v.clone()>{format!("{v} ({n})")}</option> }).collect_view()}
+                    <option value="" selected=move || current.get().is_empty()>"any"</option>
+                    // Marked selected as they are made: a filter restored from the address before its values
+                    // arrive shows once they do.
+                    {move || values.get().into_iter().map(|(v, n)| {
+                        let chosen = current.get_untracked() == v;
+                        view! { <option value=v.clone() selected=chosen>{format!("{v} ({n})")}</option> }
+                    }).collect_view()}
                 </select>
             </label>
         }

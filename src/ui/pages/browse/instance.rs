@@ -20,7 +20,7 @@ fn link_of(browse: BrowseState, detail: &Detail) -> Option<String> {
     let info = browse.info(&detail.dataset)?;
     let link = match info.source {
         Source::Generated { runs, graph, .. } => regenerating(&runs, graph.as_deref(), &detail.row)?,
-        Source::Link { form, graph, target } => Link::Regenerate { form, graph, target, sample: detail.row.sample_idx? },
+        Source::Link { form, graph, target, .. } => Link::Regenerate { form, graph, target, sample: detail.row.sample_idx? },
         Source::File | Source::Hosted(_) => Link::Dataset { name: info.name, index: Some(detail.row.index) },
     };
     link.to_hash()

@@ -1,6 +1,7 @@
 //! Browse: the instance browser over whatever is generated, opened or hosted. A dataset picker (and a static
 //! site's dataset list), filters, the virtualised list and the instance view; keys j/k or arrows move, Enter
-//! opens, Escape closes. `#/browse?…` links regenerate one sample or open a dataset at a position.
+//! opens, Escape closes. The address (`#/browse?…`, `app::browse_url`) carries the dataset, the filters and the
+//! open instance: it is followed when the page opens and on back and forward (`AppState::follow_browse_address`).
 
 mod datasets;
 mod filters;
@@ -13,10 +14,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::app::catalog::{index_at, position_of};
-use crate::app::link::Link;
 use crate::app::list_window::ListKey;
 use crate::ui::common::{DropZone, ErrorView, OpenFileButton, RunProgress};
-use crate::ui::route::hash_query;
 use crate::ui::state::{AppState, BrowseState};
 
 use datasets::{DatasetPicker, SiteDatasets};
@@ -56,10 +55,20 @@ fn on_key(browse: BrowseState, ev: web_sys::KeyboardEvent) {
 pub fn BrowsePage() -> impl IntoView {
     let state = expect_context::<AppState>();
     let browse = state.browse;
-    let link = Link::parse(hash_query(&window().location().hash().unwrap_or_default()));
-    if link != Link::None {
-        browse.follow(link);
-    }
+    let follow = move || {
+        let hash = window().location().hash().unwrap_or_default();
+        if hash.starts_with("#/browse") {
+            state.follow_browse_address(&hash);
+        }
+    };
+    follow();
+    // Back and forward fire `popstate`, an edited address `hashchange` (following twice changes nothing).
+    let history = window_event_listener(leptos::ev::popstate, move |_| follow());
+    let edited = window_event_listener(leptos::ev::hashchange, move |_| follow());
+    on_cleanup(move || {
+        history.remove();
+        edited.remove();
+    });
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(browse, ev));
     on_cleanup(move || keys.remove());
     let generation = state.generation;
