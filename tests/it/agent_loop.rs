@@ -1,7 +1,7 @@
 //! The sans-IO agent loop driven by scripted replies: tool use, the three repairs, budgets, limits, errors,
 //! the `acg-lite` strategy, an auxiliary summary call, and the results record.
 
-use arbigraph_studio::engine::agent::strategy::{Strategy, StrategyState};
+use arbigraph_studio::engine::agent::strategy::{AcgLiteRun, Strategy};
 use arbigraph_studio::engine::agent::{
     AgentConfig, AgentError, AgentInput, AgentRecord, AgentSession, ChatReply, ChatRequest, ReplyToolCall, Role, Status, Step, ToolArguments, Usage,
 };
@@ -215,7 +215,7 @@ fn boxes_in_reasoning_count_and_later_boxes_win() {
 #[test]
 fn the_acg_lite_strategy_sends_the_prompt_view_and_latest_exchange() {
     let mut config = AgentConfig::for_topology("chain");
-    config.strategy = Strategy::AcgLite { budget_tokens: 5_000 };
+    config.strategy = Strategy::parse("acg-lite:budget_tokens=5000").unwrap();
     let replies = vec![calc("[\"1+1\"]"), calc("[\"2+2\"]"), text("\\boxed{task_1_out = 2} \\boxed{task_2_out = 7}")];
     let (requests, record) = run(&two_outputs(), &config, replies);
     assert_eq!(record.status, Status::Success);
@@ -225,8 +225,8 @@ fn the_acg_lite_strategy_sends_the_prompt_view_and_latest_exchange() {
     assert!(last.messages[1].content.contains("Progress so far"));
     assert!(last.messages[1].content.contains("{\"results\":[\"2\"]}"), "{}", last.messages[1].content);
     assert_eq!(last.messages[3].content, "{\"results\":[\"4\"]}");
-    let StrategyState::AcgLite(acg) = &record.strategy_state else { panic!("the record is kept") };
-    assert!(acg.units.len() >= 5);
+    let Some(acg) = record.strategy_state.run::<AcgLiteRun>() else { panic!("the record is kept") };
+    assert!(acg.record.units.len() >= 5);
     // The transcript keeps everything.
     assert_eq!(record.transcript.len(), 2 + 2 * 2 + 1);
 }
@@ -234,7 +234,7 @@ fn the_acg_lite_strategy_sends_the_prompt_view_and_latest_exchange() {
 #[test]
 fn a_summary_call_goes_out_as_an_auxiliary_step_and_is_counted_apart() {
     let mut config = AgentConfig::for_topology("chain");
-    config.strategy = Strategy::Summary { trigger_tokens: 400, keep_exchanges: 1, summary_tokens: 50 };
+    config.strategy = Strategy::parse("summary:trigger_tokens=400,keep_exchanges=1,summary_tokens=50").unwrap();
     // Unreported usage keeps the estimates uncalibrated, so the trigger fires where the characters say.
     let long = ChatReply { usage: Usage::default(), ..calc(&format!("[\"{}\"]", "1 + ".repeat(300) + "1")) };
     let mut summary = text("task_1_out = 2 so far");

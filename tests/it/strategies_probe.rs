@@ -155,7 +155,7 @@ fn strategies_under_test() -> Vec<String> {
 fn discrimination_table() -> Vec<Row> {
     let mut rows = Vec::new();
     for (workload, data) in discriminating_workloads() {
-        let full = prompt_tokens(&run_with(&data, &Strategy::Full, FILLER, Declarations::Declared, None)) as f64;
+        let full = prompt_tokens(&run_with(&data, &Strategy::default(), FILLER, Declarations::Declared, None)) as f64;
         for text in strategies_under_test() {
             let strategy = Strategy::parse(&text).expect("a registered strategy");
             let records = run_with(&data, &strategy, FILLER, Declarations::Declared, None);
@@ -270,7 +270,7 @@ fn undeclared_calls_inherit_their_turns_requirement() {
 #[test]
 fn full_keeps_everything_on_chains_of_4_16_and_64_and_the_multichain() {
     for (name, data) in [("chain 4", chain(4, 2)), ("chain 16", chain(16, 2)), ("chain 64", chain(64, 1)), ("multichain", multichain(2))] {
-        let records = run(&data, &Strategy::Full, 2, None);
+        let records = run(&data, &Strategy::default(), 2, None);
         let (correct, total) = retention(&records);
         assert!(total >= data.len() * 4, "{name}: every node is graded");
         assert_eq!(correct, total, "{name}: with everything in view the probe answers every task");
@@ -280,13 +280,13 @@ fn full_keeps_everything_on_chains_of_4_16_and_64_and_the_multichain() {
 
 #[test]
 fn a_small_window_loses_state_and_the_loss_grows_with_the_chain() {
-    let small = Strategy::Window { exchanges: 1 };
+    let small = Strategy::parse("window:exchanges=1").unwrap();
     let (short, short_total) = retention(&run(&chain(4, 2), &small, 2, None));
     let (long, long_total) = retention(&run(&chain(64, 1), &small, 2, None));
     assert_eq!((short, short_total), (2, 8), "only the first task (its input is in the prompt) survives");
     assert_eq!((long, long_total), (1, 64));
     // With more exchanges than noise turns a chain keeps its thread; a multichain's joins read older values.
-    let wide = Strategy::Window { exchanges: 3 };
+    let wide = Strategy::parse("window:exchanges=3").unwrap();
     let (kept, total) = retention(&run(&chain(16, 2), &wide, 2, None));
     assert_eq!(kept, total);
     let (joins, join_total) = retention(&run(&multichain(2), &wide, 2, None));
@@ -326,11 +326,11 @@ fn every_strategy_runs_to_the_end_and_graph_keeps_what_each_task_reads() {
 #[test]
 fn full_stops_where_the_context_does_not_fit_and_managed_strategies_go_on() {
     let data = chain(64, 1);
-    let full = run(&data, &Strategy::Full, 2, Some(32_768));
+    let full = run(&data, &Strategy::default(), 2, Some(32_768));
     assert_eq!(full[0].status, Status::ContextLengthExceeded);
     let (kept, total) = retention(&full);
     assert!(kept > 0 && kept < total, "full answered the tasks before the window filled: {kept}/{total}");
-    for strategy in [Strategy::Graph, Strategy::parse("acg").unwrap(), Strategy::parse("summary").unwrap()] {
+    for strategy in [Strategy::parse("graph").unwrap(), Strategy::parse("acg").unwrap(), Strategy::parse("summary").unwrap()] {
         let records = run(&data, &strategy, 2, Some(32_768));
         assert_eq!(records[0].status, Status::Success, "{strategy}");
         let peak = records[0].requests.iter().map(|r| r.estimated_prompt_tokens).max().unwrap_or(0);

@@ -7,7 +7,7 @@
 use arbigraph_studio::engine::agent::endpoint::parse_header;
 use arbigraph_studio::engine::agent::provider::{self, RequestShape, Resend, Wire};
 use arbigraph_studio::engine::agent::retry::wait_from_headers;
-use arbigraph_studio::engine::agent::strategy::{split_param, Strategy};
+use arbigraph_studio::engine::agent::strategy::{self, split_param, Strategy};
 use arbigraph_studio::engine::agent::{
     run_episode, wire, AgentConfig, AgentError, AgentInput, AgentSession, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEnd, EpisodeEvent,
     RetryPolicy, Secret,
@@ -51,12 +51,8 @@ pub struct Args {
     /// An extra request header, `Name: value` (repeatable; values are never written anywhere).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
-    /// Context strategy: `NAME` or `NAME:key=value,key=value`. Names: full; acg-lite (budget_tokens=5000);
-    /// acg (budget_tokens=5000; its mechanisms, each 0 to switch off: clusters=1, anchors=1, spans=1, inherit=1);
-    /// mask (keep=10); window (exchanges=8); summary (trigger_tokens=8000,
-    /// keep_exchanges=4, summary_tokens=1024); mask+summary (keep=10 and the summary parameters); graph.
-    /// Descriptions and ranges: docs/CONTEXT_STRATEGIES.md.
-    #[arg(long, default_value = "full")]
+    // The help lists every strategy of the registry with its parameter defaults (`strategy::help`).
+    #[arg(long, default_value = "full", help = strategy::help())]
     strategy: String,
     /// One parameter of the strategy as `key=value` (repeatable; overrides the same key given after `NAME:`).
     #[arg(long = "strategy-param", value_name = "KEY=VALUE")]

@@ -60,7 +60,7 @@ impl AgentConfig {
             top_p: 0.95,
             require_initial_calculator_call: true,
             budgets: Budgets { initial_tool: 5, final_answer: budget, cutoff: budget },
-            strategy: Strategy::Full,
+            strategy: Strategy::default(),
             system_prompt: prompts::SYSTEM_PROMPT.to_string(),
             lenient: false,
         }

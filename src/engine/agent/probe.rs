@@ -495,7 +495,7 @@ mod tests {
 
     #[test]
     fn with_everything_in_view_the_probe_solves_the_chain_like_an_agent() {
-        let record = run(Strategy::Full, 0);
+        let record = run(Strategy::default(), 0);
         assert_eq!(record.status, Status::Success);
         assert!(record.grade.nodes.iter().all(|(_, s)| *s == NodeStatus::Correct), "{:?}", record.grade.nodes);
         assert_eq!(record.tool_calls, 3, "one calculator call per task");
@@ -507,14 +507,14 @@ mod tests {
 
     #[test]
     fn a_value_out_of_view_is_answered_wrong_and_the_error_propagates() {
-        let record = run(Strategy::Window { exchanges: 1 }, 2);
+        let record = run(Strategy::parse("window:exchanges=1").expect("registered"), 2);
         assert_eq!(record.status, Status::Success);
         let nodes: Vec<NodeStatus> = record.grade.nodes.iter().map(|(_, s)| *s).collect();
         assert_eq!(nodes, vec![NodeStatus::Correct, NodeStatus::Wrong, NodeStatus::Wrong]);
         assert!(record.transcript.iter().any(|m| m.content.contains("Inputs: task_1_out = unknown.")));
-        let same = run(Strategy::Window { exchanges: 3 }, 2);
+        let same = run(Strategy::parse("window:exchanges=3").expect("registered"), 2);
         assert!(same.grade.nodes.iter().all(|(_, s)| *s == NodeStatus::Correct), "three exchanges span two noise turns");
-        assert_eq!(run(Strategy::Full, 2).turns, 4 + 2 * 2, "two noise turns between tasks");
+        assert_eq!(run(Strategy::default(), 2).turns, 4 + 2 * 2, "two noise turns between tasks");
     }
 
     #[test]

@@ -319,7 +319,7 @@ impl AgentSession {
     fn request_or_stop(&mut self) -> Step {
         let estimator = self.estimator();
         let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator };
-        let (messages, max_tokens, kind) = match self.state.plan(&self.config.strategy, &input) {
+        let (messages, max_tokens, kind) = match self.state.plan(&input) {
             Plan::Send(messages) => (messages, if self.repair_next { self.config.repair_max_tokens } else { self.config.max_tokens }, RequestKind::Turn),
             Plan::Auxiliary(call) => (call.messages, call.max_tokens, call.kind),
         };
@@ -368,7 +368,7 @@ impl AgentSession {
         self.usage.auxiliary_prompt_tokens += reply.usage.prompt_tokens.unwrap_or(0);
         self.usage.auxiliary_completion_tokens += reply.usage.completion_tokens.unwrap_or_else(|| estimate_tokens(&reply.content));
         let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator: self.estimator() };
-        self.state.on_auxiliary_reply(&self.config.strategy, &input, &reply.content);
+        self.state.on_auxiliary_reply(&input, &reply.content);
         self.pending = RequestKind::Turn;
         self.request_or_stop()
     }

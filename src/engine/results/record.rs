@@ -5,7 +5,6 @@
 //! records), `requests` (one entry per request sent, auxiliary calls included), `timings`, `usage`, `repairs`,
 //! `agent_error`, `lenient_correct`).
 
-use crate::engine::agent::strategy::StrategyState;
 use crate::engine::agent::{AgentRecord, Message, RequestLog, Status};
 use serde_json::{json, Map, Value};
 
@@ -104,7 +103,7 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
     out.insert("strategy".into(), json!(strategy));
     out.insert("strategy_params".into(), record.strategy.params_json());
     if let Some(state) = record.strategy_state.to_json() {
-        let key = if matches!(record.strategy_state, StrategyState::AcgLite(_)) { "acg_record" } else { "strategy_record" };
+        let key = record.strategy_state.record_key();
         out.insert(key.into(), state);
     }
     out.insert("requests".into(), requests_json(&record.requests));

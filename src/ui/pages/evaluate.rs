@@ -136,7 +136,7 @@ pub fn EvaluatePage() -> impl IntoView {
             finished: false,
             samples,
             topology,
-            strategy: strategy.get_untracked(),
+            strategy: strategy.with_untracked(|s| s.to_string()),
             max_tokens: max_tokens.get_untracked(),
             base_url: endpoint.base_url.clone(),
             model: endpoint.model.clone(),

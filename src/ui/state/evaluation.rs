@@ -24,15 +24,15 @@ use crate::web::worker;
 
 use super::browse::BrowseState;
 use super::design::DesignState;
-use crate::engine::agent::{Endpoint, Secret};
+use crate::engine::agent::{Endpoint, Secret, Strategy};
 
 /// Where evaluations go. The key is a `Secret`: it stays in memory and is never serialised.
 #[derive(Clone, Copy)]
 pub struct EvaluationState {
     /// Base URL, model, key and extra headers.
     pub endpoint: RwSignal<Endpoint>,
-    /// `full` or `acg`.
-    pub strategy: RwSignal<String>,
+    /// The context strategy with its parameters, parsed once through the registry (a run stores its text).
+    pub strategy: RwSignal<Strategy>,
     /// How many samples a run takes from the dataset.
     pub sample_limit: RwSignal<usize>,
     /// Completion limit of a normal turn.
@@ -125,7 +125,7 @@ impl EvaluationState {
                 api_key: remembered.clone().map(Secret::new).unwrap_or_default(),
                 ..Endpoint::default()
             }),
-            strategy: RwSignal::new("full".into()),
+            strategy: RwSignal::new(Strategy::default()),
             sample_limit: RwSignal::new(3),
             max_tokens: RwSignal::new(2048),
             running,

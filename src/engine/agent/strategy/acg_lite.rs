@@ -3,11 +3,69 @@
 //! record ordered by priority (current answers first) under a token budget, and the latest exchange in full.
 //! Kept under its own name so results made with it stay comparable; the record is exported as `acg_record`.
 
-use super::{head_with_view, message_tokens, ContextInput};
+use super::{head_with_view, message_tokens, CallEvent, ContextInput, ContextStrategy, ParamInfo, Plan, Strategy, StrategyInfo, StrategyRun, TurnEvent, DEFAULT_ACG_BUDGET};
 use crate::engine::agent::prompts::ACG_HEADER;
 use crate::engine::agent::{estimate_tokens, Message, Role};
 use crate::engine::grade::collect::Answers;
+use crate::engine::grade::SampleSpec;
 use serde_json::{json, Value};
+
+/// `acg-lite` in the list of strategies.
+pub(super) static ACG_LITE: AcgLite = AcgLite;
+
+/// The `acg-lite` strategy.
+pub(super) struct AcgLite;
+
+const BUDGET: ParamInfo =
+    ParamInfo { key: "budget_tokens", default: DEFAULT_ACG_BUDGET, min: 100, max: 10_000_000, description: "token budget of view plus latest exchange" };
+
+static INFO: StrategyInfo = StrategyInfo {
+    name: "acg-lite",
+    description: "prompt + a priority-ordered view of an append-only record (current answers first) + the latest exchange",
+    params: &[BUDGET],
+};
+
+impl ContextStrategy for AcgLite {
+    fn info(&self) -> &'static StrategyInfo {
+        &INFO
+    }
+
+    fn start(&self, strategy: &Strategy, spec: &SampleSpec) -> Box<dyn StrategyRun> {
+        Box::new(AcgLiteRun { budget_tokens: strategy.get(&BUDGET), record: AcgRecord::new(&spec.expected) })
+    }
+}
+
+/// A sample under `acg-lite`: its budget and its record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcgLiteRun {
+    /// Token budget of view plus latest exchange.
+    pub budget_tokens: u64,
+    /// The execution record.
+    pub record: AcgRecord,
+}
+
+impl StrategyRun for AcgLiteRun {
+    fn observe_turn(&mut self, event: &TurnEvent<'_>) {
+        self.record.record_turn(event.turn, event.content, event.updated, event.answers);
+    }
+
+    fn observe_call(&mut self, event: &CallEvent<'_>) {
+        self.record.record_call(event.turn, event.arguments, event.result, event.content, event.answers);
+    }
+
+    fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        Plan::Send(messages(&self.record, self.budget_tokens, input))
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        Some(self.record.to_json())
+    }
+
+    /// Exported as before the registry, so files stay comparable.
+    fn record_key(&self) -> &'static str {
+        "acg_record"
+    }
+}
 
 /// What an evidence unit records.
 #[derive(Clone, Debug, PartialEq)]

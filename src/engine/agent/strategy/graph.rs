@@ -10,11 +10,47 @@
 //! answers of non-predecessors (a distractor's value, a result the model wants to re-check) are not shown.
 
 use super::requirements::{dependencies, requirements_of};
-use super::{exchanges, head_with_view, ContextInput, TurnEvent};
+use super::{exchanges, head_with_view, ContextInput, ContextStrategy, Plan, Strategy, StrategyInfo, StrategyRun, TurnEvent};
 use crate::engine::agent::prompts::GRAPH_HEADER;
 use crate::engine::agent::{Message, Role};
 use crate::engine::grade::SampleSpec;
 use serde_json::{json, Value};
+
+/// `graph` in the list of strategies.
+pub(super) static GRAPH: Graph = Graph;
+
+/// The `graph` strategy: no parameters; its record is a [`GraphRecord`].
+pub(super) struct Graph;
+
+static INFO: StrategyInfo = StrategyInfo {
+    name: "graph",
+    description: "task-graph aware: the prompt, confirmed answers of the next task's predecessors, and the work still needed",
+    params: &[],
+};
+
+impl ContextStrategy for Graph {
+    fn info(&self) -> &'static StrategyInfo {
+        &INFO
+    }
+
+    fn start(&self, _strategy: &Strategy, spec: &SampleSpec) -> Box<dyn StrategyRun> {
+        Box::new(GraphRecord::new(spec))
+    }
+}
+
+impl StrategyRun for GraphRecord {
+    fn observe_turn(&mut self, event: &TurnEvent<'_>) {
+        GraphRecord::observe_turn(self, event);
+    }
+
+    fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        Plan::Send(self.messages(input))
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        Some(GraphRecord::to_json(self))
+    }
+}
 
 /// The dependencies and when each output was first answered.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,8 +2,45 @@
 //! tool results verbatim; older tool results are replaced by a short placeholder that keeps their call id, so
 //! each call still has its result message. The model's own text, its calls and the repairs stay intact.
 
+use super::{ContextInput, ContextStrategy, ParamInfo, Plan, Strategy, StrategyInfo, StrategyRun};
 use crate::engine::agent::prompts::MASK_PLACEHOLDER;
 use crate::engine::agent::{Message, Role};
+use crate::engine::grade::SampleSpec;
+
+/// `mask` in the list of strategies.
+pub(super) static MASK: Mask = Mask;
+
+/// The `mask` strategy.
+pub(super) struct Mask;
+
+/// Tool results kept verbatim (shared with `mask+summary`).
+pub(super) const KEEP: ParamInfo = ParamInfo { key: "keep", default: 10, min: 0, max: 1_000_000, description: "latest tool results kept verbatim" };
+
+static INFO: StrategyInfo =
+    StrategyInfo { name: "mask", description: "observation masking: everything, but only the latest tool results verbatim", params: &[KEEP] };
+
+impl ContextStrategy for Mask {
+    fn info(&self) -> &'static StrategyInfo {
+        &INFO
+    }
+
+    fn start(&self, strategy: &Strategy, _spec: &SampleSpec) -> Box<dyn StrategyRun> {
+        Box::new(Masked { keep: strategy.get(&KEEP) })
+    }
+}
+
+/// A sample under `mask`: no record, only the parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Masked {
+    /// Tool results kept verbatim.
+    keep: u64,
+}
+
+impl StrategyRun for Masked {
+    fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        Plan::Send(messages(input.messages, self.keep))
+    }
+}
 
 /// The transcript with all but the latest `keep` tool results replaced by the placeholder (same length and
 /// order, so indices into the transcript stay valid).

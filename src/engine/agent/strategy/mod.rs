@@ -1,14 +1,17 @@
-//! Context strategies: which messages each request carries. One registry names every strategy with its
-//! parameters (defaults, ranges) and a one-line description; `Strategy` is a parsed choice from it. Each
-//! strategy is a pure function of (transcript, its own record, the answers so far, a token estimator) to the
-//! messages of the next request, or to an auxiliary request it needs first (a summary), which the session hands
-//! to the driver like any other request. The transcript always keeps everything; only what is sent changes.
-//! Tool calls always travel with their results, and messages are kept, dropped or replaced whole.
-//! Design notes and measurements: `docs/CONTEXT_STRATEGIES.md`.
+//! Context strategies: which messages each request carries. [`all`] is the one list of strategies; each entry is
+//! a [`ContextStrategy`] declared in its own file, with its registry entry (name, one-line description,
+//! parameters with defaults and ranges) and the per-sample [`StrategyRun`] it starts. [`Strategy`] is a parsed
+//! choice (`name:key=value,…`) from that list. A run is a pure function of (transcript, its own record, the
+//! answers so far, a token estimator) to the messages of the next request, or to an auxiliary request it needs
+//! first (a summary), which the session hands to the driver like any other request. The transcript always keeps
+//! everything; only what is sent changes. Tool calls always travel with their results, and messages are kept,
+//! dropped or replaced whole. Design notes and measurements: `docs/CONTEXT_STRATEGIES.md`.
 
 mod acg;
 mod acg_lite;
 mod bm25;
+#[cfg(test)]
+mod example;
 mod full;
 mod graph;
 mod mask;
@@ -21,7 +24,7 @@ pub use acg::{
     organize, structural_entropy, AcgGraph, AcgOptions, ConceptLink, EvidenceUnit as AcgUnit, LinkKind, UnitKind, WeightedGraph, CANDIDATES_PER_REQUIREMENT,
     ORGANIZER_LIMIT, SEED_COUNT,
 };
-pub use acg_lite::{AcgRecord, Evidence, EvidenceUnit};
+pub use acg_lite::{AcgLiteRun, AcgRecord, Evidence, EvidenceUnit};
 pub use bm25::{tokenize, Bm25};
 pub use graph::GraphRecord;
 pub use requirements::{dependencies, requirements_of, Requirement};
@@ -32,68 +35,95 @@ use super::tokens::estimate_tokens;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::SampleSpec;
 use serde_json::{json, Map, Value};
+use std::any::Any;
 use std::fmt;
 use std::ops::Range;
 
 /// Default token budget of the `acg` and `acg-lite` views.
 pub const DEFAULT_ACG_BUDGET: u64 = 5_000;
 
-/// A context strategy with its parameters (see [`registry`] for what each one means).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Strategy {
-    /// The whole conversation every turn (the reference).
-    #[default]
-    Full,
-    /// The former simplified execution record: prompt + priority-ordered view + latest exchange.
-    AcgLite {
-        /// Token budget of view plus latest exchange.
-        budget_tokens: u64,
-    },
-    /// The Adaptive Consistency Graph: requirement-anchored evidence units, retrieval, a capped view.
-    Acg {
-        /// Token cap of the rendered view.
-        budget_tokens: u64,
-        /// 1: the seeds' local clusters join the candidates (structural-entropy organizer); 0: off.
-        clusters: u64,
-        /// 1: output names and values link units across events as concepts; 0: off.
-        anchors: u64,
-        /// 1: the current requirement's block quotes its exact instruction spans; 0: an id header only.
-        spans: u64,
-        /// 1: an undeclared call inherits its turn's unambiguous anchor; 0: it stays unassigned.
-        inherit: u64,
-    },
-    /// Observation masking: the latest `keep` tool results verbatim, older ones replaced by a placeholder.
-    Mask {
-        /// Tool results kept verbatim.
-        keep: u64,
-    },
-    /// The prompt plus the last `exchanges` exchanges.
-    Window {
-        /// Exchanges kept.
-        exchanges: u64,
-    },
-    /// LLM summarisation of older history once it would exceed a threshold.
-    Summary {
-        /// History after the task prompt estimated above this many tokens triggers a summary.
-        trigger_tokens: u64,
-        /// Latest exchanges never folded into the summary.
-        keep_exchanges: u64,
-        /// Completion limit of the summary call.
-        summary_tokens: u64,
-    },
-    /// Observation masking first, summarisation when the masked history still exceeds the threshold.
-    MaskSummary {
-        /// Tool results kept verbatim.
-        keep: u64,
-        /// History after the task prompt estimated above this many tokens triggers a summary.
-        trigger_tokens: u64,
-        /// Latest exchanges never folded into the summary.
-        keep_exchanges: u64,
-        /// Completion limit of the summary call.
-        summary_tokens: u64,
-    },
-    /// Ours: the task graph decides: predecessors' confirmed answers and the current task's work.
-    Graph,
+/// Every strategy, in the order the docs, the CLI's help and the Evaluate page list them. Adding a strategy is
+/// one file that declares a [`ContextStrategy`] and one line here.
+static ALL: &[&dyn ContextStrategy] = &[
+    &full::FULL,
+    &acg_lite::ACG_LITE,
+    &acg::ACG,
+    &mask::MASK,
+    &window::WINDOW,
+    &summary::SUMMARY,
+    &mask_summary::MASK_SUMMARY,
+    &graph::GRAPH,
+    #[cfg(test)]
+    &example::RECENT_ANSWERS,
+];
+
+/// Every strategy, in the order the docs, the CLI's help and the Evaluate page list them.
+pub fn all() -> &'static [&'static dyn ContextStrategy] {
+    ALL
+}
+
+/// One context strategy: its registry entry and the per-sample run it starts. Declared once, as a `static`, in the
+/// strategy's own file and listed in [`all`].
+pub trait ContextStrategy: Sync {
+    /// Its name, one-line description and parameters.
+    fn info(&self) -> &'static StrategyInfo;
+
+    /// The run of one sample under `strategy` (this strategy with its parameter values, read with
+    /// [`Strategy::get`]): its own record, empty, and the parameters it needs.
+    fn start(&self, strategy: &Strategy, spec: &SampleSpec) -> Box<dyn StrategyRun>;
+}
+
+/// One sample's run of a strategy: its parameters and its own record, kept beside the transcript and exported
+/// with the sample. Only [`StrategyRun::plan`] is required; a strategy that keeps no record hears nothing.
+pub trait StrategyRun: fmt::Debug + Send + Sync + AnyRun {
+    /// Hears an assistant turn (before its tool calls).
+    fn observe_turn(&mut self, _event: &TurnEvent<'_>) {}
+
+    /// Hears an executed tool call.
+    fn observe_call(&mut self, _event: &CallEvent<'_>) {}
+
+    /// Hears a repair message the harness added.
+    fn observe_repair(&mut self, _turn: usize, _message_index: usize, _text: &str) {}
+
+    /// What to send next.
+    fn plan(&self, input: &ContextInput<'_>) -> Plan;
+
+    /// Takes the reply of an auxiliary call [`StrategyRun::plan`] asked for.
+    fn on_auxiliary_reply(&mut self, _input: &ContextInput<'_>, _content: &str) {}
+
+    /// The record as JSON, when the strategy keeps one.
+    fn to_json(&self) -> Option<Value> {
+        None
+    }
+
+    /// The key the record is exported under in a results sample.
+    fn record_key(&self) -> &'static str {
+        "strategy_record"
+    }
+}
+
+/// Copying, comparing and downcasting a run behind `dyn`; every `Clone + PartialEq` run has it.
+pub trait AnyRun {
+    /// A boxed copy.
+    fn clone_run(&self) -> Box<dyn StrategyRun>;
+    /// True when `other` is a run of the same type and equal.
+    fn same_run(&self, other: &dyn StrategyRun) -> bool;
+    /// The run as `Any`, for downcasting.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: StrategyRun + Clone + PartialEq + 'static> AnyRun for T {
+    fn clone_run(&self) -> Box<dyn StrategyRun> {
+        Box::new(self.clone())
+    }
+
+    fn same_run(&self, other: &dyn StrategyRun) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 /// One parameter of a strategy: whole numbers only.
@@ -122,74 +152,38 @@ pub struct StrategyInfo {
     pub params: &'static [ParamInfo],
 }
 
-const BUDGET: ParamInfo = ParamInfo { key: "budget_tokens", default: DEFAULT_ACG_BUDGET, min: 100, max: 10_000_000, description: "token cap of the rendered view" };
-const KEEP: ParamInfo = ParamInfo { key: "keep", default: 10, min: 0, max: 1_000_000, description: "latest tool results kept verbatim" };
-const TRIGGER: ParamInfo = ParamInfo {
-    key: "trigger_tokens",
-    default: 8_000,
-    min: 50,
-    max: 100_000_000,
-    description: "summarise when the history after the task prompt is estimated above this many tokens",
-};
-const KEEP_EXCHANGES: ParamInfo =
-    ParamInfo { key: "keep_exchanges", default: 4, min: 1, max: 1_000_000, description: "latest exchanges never folded into the summary" };
-/// An on/off switch of one `acg` mechanism (1, the paper's setting, or 0 for ablation).
-const fn switch(key: &'static str, description: &'static str) -> ParamInfo {
-    ParamInfo { key, default: 1, min: 0, max: 1, description }
-}
-const ACG_PARAMS: &[ParamInfo] = &[
-    BUDGET,
-    switch("clusters", "1: add the seeds' local clusters from the structural-entropy organizer to the candidates; 0: off"),
-    switch("anchors", "1: output names and their values link evidence across events as concepts; 0: off"),
-    switch("spans", "1: head the current requirement's block with its exact instruction spans; 0: its id only"),
-    switch("inherit", "1: a call without a declaration inherits its turn's unambiguous requirement; 0: it stays unassigned"),
-];
-const SUMMARY_TOKENS: ParamInfo = ParamInfo { key: "summary_tokens", default: 1_024, min: 32, max: 1_000_000, description: "completion limit of the summary call" };
-
-/// Every strategy, in the order the docs and the Evaluate page list them.
-pub const REGISTRY: &[StrategyInfo] = &[
-    StrategyInfo { name: "full", description: "the whole conversation every turn (the reference harness)", params: &[] },
-    StrategyInfo {
-        name: "acg-lite",
-        description: "prompt + a priority-ordered view of an append-only record (current answers first) + the latest exchange",
-        params: &[ParamInfo { description: "token budget of view plus latest exchange", ..BUDGET }],
-    },
-    StrategyInfo {
-        name: "acg",
-        description: "Adaptive Consistency Graph: requirement-anchored evidence units, BM25 retrieval with one-hop, concept and cluster expansion, a capped view + the latest exchange",
-        params: ACG_PARAMS,
-    },
-    StrategyInfo { name: "mask", description: "observation masking: everything, but only the latest tool results verbatim", params: &[KEEP] },
-    StrategyInfo {
-        name: "window",
-        description: "sliding window: the prompt plus the last exchanges",
-        params: &[ParamInfo { key: "exchanges", default: 8, min: 1, max: 1_000_000, description: "exchanges kept after the prompt" }],
-    },
-    StrategyInfo {
-        name: "summary",
-        description: "LLM summarisation: older history condensed by an extra call to the same endpoint once it grows too large",
-        params: &[TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
-    },
-    StrategyInfo {
-        name: "mask+summary",
-        description: "observation masking, then summarisation when the masked history still grows too large",
-        params: &[KEEP, TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
-    },
-    StrategyInfo {
-        name: "graph",
-        description: "task-graph aware: the prompt, confirmed answers of the next task's predecessors, and the work still needed",
-        params: &[],
-    },
-];
-
-/// The registry.
-pub fn registry() -> &'static [StrategyInfo] {
-    REGISTRY
+/// The registry: every strategy's entry, in [`all`]'s order.
+pub fn registry() -> Vec<&'static StrategyInfo> {
+    ALL.iter().map(|s| s.info()).collect()
 }
 
 /// The registry entry named `name`.
 pub fn info(name: &str) -> Option<&'static StrategyInfo> {
-    REGISTRY.iter().find(|s| s.name == name)
+    find(name).map(|s| s.info())
+}
+
+/// The strategy named `name`.
+pub fn find(name: &str) -> Option<&'static dyn ContextStrategy> {
+    ALL.iter().copied().find(|s| s.info().name == name)
+}
+
+/// The `--strategy` help: the syntax, then every strategy of [`all`] with its parameters' defaults and what it
+/// sends (so a new strategy shows up in the CLI by being listed).
+pub fn help() -> String {
+    let mut out = String::from(
+        "Context strategy: `NAME` or `NAME:key=value,key=value` (parameters not given take their defaults; ranges: docs/CONTEXT_STRATEGIES.md). Names:",
+    );
+    for strategy in ALL {
+        let info = strategy.info();
+        out.push_str("\n  ");
+        out.push_str(info.name);
+        if !info.params.is_empty() {
+            let params: Vec<String> = info.params.iter().map(|p| format!("{}={}", p.key, p.default)).collect();
+            out.push_str(&format!(" ({})", params.join(", ")));
+        }
+        out.push_str(&format!(": {}", info.description));
+    }
+    out
 }
 
 /// Why a strategy choice was refused.
@@ -209,7 +203,44 @@ pub enum StrategyError {
     Duplicate { strategy: String, key: String },
 }
 
+/// A context strategy of [`all`] with a value for each of its parameters (in its registry order). Made only by
+/// parsing through the registry's checks or from a strategy's defaults, so every value is in range.
+#[derive(Clone)]
+pub struct Strategy {
+    /// The strategy.
+    kind: &'static dyn ContextStrategy,
+    /// One value per parameter of `kind`, in registry order.
+    values: Vec<u64>,
+}
+
+/// `full`, the reference.
+impl Default for Strategy {
+    fn default() -> Strategy {
+        Strategy::of(&full::FULL)
+    }
+}
+
+/// Same strategy, same values.
+impl PartialEq for Strategy {
+    fn eq(&self, other: &Strategy) -> bool {
+        self.name() == other.name() && self.values == other.values
+    }
+}
+
+impl Eq for Strategy {}
+
+impl fmt::Debug for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Strategy").field("name", &self.name()).field("params", &self.params()).finish()
+    }
+}
+
 impl Strategy {
+    /// `kind` with every parameter at its default.
+    pub fn of(kind: &'static dyn ContextStrategy) -> Strategy {
+        Strategy { kind, values: kind.info().params.iter().map(|p| p.default).collect() }
+    }
+
     /// Parses `name` or `name:key=value,key=value` (parameters not given take their defaults).
     pub fn parse(text: &str) -> Result<Strategy, StrategyError> {
         let text = text.trim();
@@ -226,15 +257,16 @@ impl Strategy {
 
     /// The strategy `name` with `params` (`key`, `value` as text) over its defaults.
     pub fn from_parts(name: &str, params: &[(String, String)]) -> Result<Strategy, StrategyError> {
-        let info = info(name).ok_or_else(|| StrategyError::UnknownStrategy {
+        let kind = find(name).ok_or_else(|| StrategyError::UnknownStrategy {
             name: name.to_string(),
-            known: REGISTRY.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            known: ALL.iter().map(|s| s.info().name).collect::<Vec<_>>().join(", "),
         })?;
-        let mut values: Vec<(&'static str, u64)> = info.params.iter().map(|p| (p.key, p.default)).collect();
+        let info = kind.info();
+        let mut strategy = Strategy::of(kind);
         let mut seen: Vec<&str> = Vec::new();
         for (key, value) in params {
             let key = key.trim();
-            let Some(param) = info.params.iter().find(|p| p.key == key) else {
+            let Some(at) = info.params.iter().position(|p| p.key == key) else {
                 let known = if info.params.is_empty() {
                     "it takes none".to_string()
                 } else {
@@ -242,6 +274,7 @@ impl Strategy {
                 };
                 return Err(StrategyError::UnknownParameter { strategy: info.name.into(), key: key.into(), known });
             };
+            let param = &info.params[at];
             if seen.contains(&key) {
                 return Err(StrategyError::Duplicate { strategy: info.name.into(), key: key.into() });
             }
@@ -254,32 +287,9 @@ impl Strategy {
             if parsed < param.min || parsed > param.max {
                 return Err(StrategyError::OutOfRange { strategy: info.name.into(), key: key.into(), value: parsed, min: param.min, max: param.max });
             }
-            if let Some(slot) = values.iter_mut().find(|(k, _)| *k == param.key) {
-                slot.1 = parsed;
-            }
+            strategy.values[at] = parsed;
         }
-        let get = |key: &str| values.iter().find(|(k, _)| *k == key).map(|(_, v)| *v).unwrap_or(0);
-        Ok(match info.name {
-            "acg-lite" => Strategy::AcgLite { budget_tokens: get("budget_tokens") },
-            "acg" => Strategy::Acg {
-                budget_tokens: get("budget_tokens"),
-                clusters: get("clusters"),
-                anchors: get("anchors"),
-                spans: get("spans"),
-                inherit: get("inherit"),
-            },
-            "mask" => Strategy::Mask { keep: get("keep") },
-            "window" => Strategy::Window { exchanges: get("exchanges") },
-            "summary" => Strategy::Summary { trigger_tokens: get("trigger_tokens"), keep_exchanges: get("keep_exchanges"), summary_tokens: get("summary_tokens") },
-            "mask+summary" => Strategy::MaskSummary {
-                keep: get("keep"),
-                trigger_tokens: get("trigger_tokens"),
-                keep_exchanges: get("keep_exchanges"),
-                summary_tokens: get("summary_tokens"),
-            },
-            "graph" => Strategy::Graph,
-            _ => Strategy::Full,
-        })
+        Ok(strategy)
     }
 
     /// The strategy a results file names: `name` with its stored `strategy_params` object. Files written before
@@ -300,48 +310,45 @@ impl Strategy {
         }
     }
 
+    /// The strategy itself.
+    pub fn kind(&self) -> &'static dyn ContextStrategy {
+        self.kind
+    }
+
     /// The registry name.
     pub fn name(&self) -> &'static str {
-        match self {
-            Strategy::Full => "full",
-            Strategy::AcgLite { .. } => "acg-lite",
-            Strategy::Acg { .. } => "acg",
-            Strategy::Mask { .. } => "mask",
-            Strategy::Window { .. } => "window",
-            Strategy::Summary { .. } => "summary",
-            Strategy::MaskSummary { .. } => "mask+summary",
-            Strategy::Graph => "graph",
-        }
+        self.info().name
     }
 
     /// Its registry entry.
     pub fn info(&self) -> &'static StrategyInfo {
-        let name = self.name();
-        REGISTRY.iter().find(|s| s.name == name).unwrap_or(&REGISTRY[0])
+        self.kind.info()
     }
 
     /// Every parameter with its value, in registry order.
     pub fn params(&self) -> Vec<(&'static str, u64)> {
-        let values: Vec<u64> = match *self {
-            Strategy::Full | Strategy::Graph => vec![],
-            Strategy::AcgLite { budget_tokens } => vec![budget_tokens],
-            Strategy::Acg { budget_tokens, clusters, anchors, spans, inherit } => vec![budget_tokens, clusters, anchors, spans, inherit],
-            Strategy::Mask { keep } => vec![keep],
-            Strategy::Window { exchanges } => vec![exchanges],
-            Strategy::Summary { trigger_tokens, keep_exchanges, summary_tokens } => vec![trigger_tokens, keep_exchanges, summary_tokens],
-            Strategy::MaskSummary { keep, trigger_tokens, keep_exchanges, summary_tokens } => vec![keep, trigger_tokens, keep_exchanges, summary_tokens],
-        };
-        self.info().params.iter().map(|p| p.key).zip(values).collect()
+        self.info().params.iter().map(|p| p.key).zip(self.values.iter().copied()).collect()
     }
 
-    /// The `acg` options this strategy stands for (the paper's defaults for any other strategy).
-    pub fn acg_options(&self) -> AcgOptions {
-        match *self {
-            Strategy::Acg { budget_tokens, clusters, anchors, spans, inherit } => {
-                AcgOptions { budget_tokens, clusters: clusters != 0, anchors: anchors != 0, spans: spans != 0, inherit: inherit != 0 }
-            }
-            _ => AcgOptions::default(),
+    /// The value of parameter `key`, when this strategy has one.
+    pub fn value(&self, key: &str) -> Option<u64> {
+        self.params().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The value of `param`, one of this strategy's own parameters (its default if `param` is not one of them,
+    /// which only a strategy asking for another's parameter could see).
+    pub fn get(&self, param: &ParamInfo) -> u64 {
+        self.value(param.key).unwrap_or(param.default)
+    }
+
+    /// The same strategy with parameter `key` set from `text`, through the same checks as parsing.
+    pub fn with_param(&self, key: &str, text: &str) -> Result<Strategy, StrategyError> {
+        let mut parts: Vec<(String, String)> = self.params().iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        match parts.iter_mut().find(|(k, _)| k == key.trim()) {
+            Some(part) => part.1 = text.trim().to_string(),
+            None => parts.push((key.trim().to_string(), text.trim().to_string())),
         }
+        Strategy::from_parts(self.name(), &parts)
     }
 
     /// The parameters as a JSON object (`strategy_params` in results files).
@@ -482,107 +489,67 @@ pub struct CallEvent<'a> {
     pub answers: &'a Answers,
 }
 
-/// A strategy's own record, kept beside the transcript and exported with the sample.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StrategyState {
-    /// Strategies that need nothing beyond the transcript.
-    Stateless,
-    /// `acg-lite`'s append-only record.
-    AcgLite(AcgRecord),
-    /// `acg`'s evidence graph.
-    Acg(Box<AcgGraph>),
-    /// The summary strategies' current summary.
-    Summary(SummaryState),
-    /// `graph`'s dependencies and answer history.
-    Graph(GraphRecord),
+/// A strategy's run over one sample, kept beside the transcript and exported with the sample.
+#[derive(Debug)]
+pub struct StrategyState(Box<dyn StrategyRun>);
+
+impl Clone for StrategyState {
+    fn clone(&self) -> StrategyState {
+        StrategyState(self.0.clone_run())
+    }
+}
+
+/// Runs of the same type with equal records and parameters.
+impl PartialEq for StrategyState {
+    fn eq(&self, other: &StrategyState) -> bool {
+        self.0.same_run(other.0.as_ref())
+    }
 }
 
 impl StrategyState {
     /// The empty record of `strategy` for a sample.
     pub fn new(strategy: &Strategy, spec: &SampleSpec) -> StrategyState {
-        match strategy {
-            Strategy::AcgLite { .. } => StrategyState::AcgLite(AcgRecord::new(&spec.expected)),
-            Strategy::Acg { .. } => StrategyState::Acg(Box::new(AcgGraph::with_options(spec, strategy.acg_options()))),
-            Strategy::Summary { .. } | Strategy::MaskSummary { .. } => StrategyState::Summary(SummaryState::default()),
-            Strategy::Graph => StrategyState::Graph(GraphRecord::new(spec)),
-            Strategy::Full | Strategy::Mask { .. } | Strategy::Window { .. } => StrategyState::Stateless,
-        }
+        StrategyState(strategy.kind().start(strategy, spec))
     }
 
     /// Hears an assistant turn (before its tool calls).
     pub fn observe_turn(&mut self, event: &TurnEvent<'_>) {
-        match self {
-            StrategyState::AcgLite(record) => record.record_turn(event.turn, event.content, event.updated, event.answers),
-            StrategyState::Acg(graph) => graph.observe_turn(event),
-            StrategyState::Graph(record) => record.observe_turn(event),
-            StrategyState::Stateless | StrategyState::Summary(_) => {}
-        }
+        self.0.observe_turn(event);
     }
 
     /// Hears an executed tool call.
     pub fn observe_call(&mut self, event: &CallEvent<'_>) {
-        match self {
-            StrategyState::AcgLite(record) => record.record_call(event.turn, event.arguments, event.result, event.content, event.answers),
-            StrategyState::Acg(graph) => graph.observe_call(event),
-            _ => {}
-        }
+        self.0.observe_call(event);
     }
 
     /// Hears a repair message the harness added.
     pub fn observe_repair(&mut self, turn: usize, message_index: usize, text: &str) {
-        if let StrategyState::Acg(graph) = self {
-            graph.observe_repair(turn, message_index, text);
-        }
+        self.0.observe_repair(turn, message_index, text);
     }
 
-    /// What to send next under `strategy`.
-    pub fn plan(&self, strategy: &Strategy, input: &ContextInput<'_>) -> Plan {
-        match (strategy, self) {
-            (Strategy::Full, _) => Plan::Send(full::messages(input)),
-            (Strategy::AcgLite { budget_tokens }, StrategyState::AcgLite(record)) => Plan::Send(acg_lite::messages(record, *budget_tokens, input)),
-            (Strategy::Acg { budget_tokens, .. }, StrategyState::Acg(graph)) => Plan::Send(graph.messages(*budget_tokens, input)),
-            (Strategy::Mask { keep }, _) => Plan::Send(mask::messages(input.messages, *keep)),
-            (Strategy::Window { exchanges }, _) => Plan::Send(window::messages(input.messages, *exchanges)),
-            (Strategy::Summary { trigger_tokens, keep_exchanges, summary_tokens }, StrategyState::Summary(state)) => {
-                state.plan(input, input.messages.to_vec(), summary::Limits { trigger_tokens: *trigger_tokens, keep_exchanges: *keep_exchanges, summary_tokens: *summary_tokens })
-            }
-            (Strategy::MaskSummary { keep, trigger_tokens, keep_exchanges, summary_tokens }, StrategyState::Summary(state)) => mask_summary::plan(
-                state,
-                input,
-                *keep,
-                summary::Limits { trigger_tokens: *trigger_tokens, keep_exchanges: *keep_exchanges, summary_tokens: *summary_tokens },
-            ),
-            (Strategy::Graph, StrategyState::Graph(record)) => Plan::Send(record.messages(input)),
-            // A record of another strategy (never built by the session): fall back to the whole conversation.
-            _ => Plan::Send(full::messages(input)),
-        }
+    /// What to send next.
+    pub fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        self.0.plan(input)
     }
 
     /// Takes the reply of an auxiliary call this state asked for.
-    pub fn on_auxiliary_reply(&mut self, strategy: &Strategy, input: &ContextInput<'_>, content: &str) {
-        if let StrategyState::Summary(state) = self {
-            let (keep_exchanges, masked) = match strategy {
-                Strategy::Summary { keep_exchanges, .. } => (*keep_exchanges, None),
-                Strategy::MaskSummary { keep, keep_exchanges, .. } => (*keep_exchanges, Some(*keep)),
-                _ => return,
-            };
-            let base = match masked {
-                Some(keep) => mask::messages(input.messages, keep),
-                None => input.messages.to_vec(),
-            };
-            state.accept(&base, keep_exchanges, content);
-        }
+    pub fn on_auxiliary_reply(&mut self, input: &ContextInput<'_>, content: &str) {
+        self.0.on_auxiliary_reply(input, content);
     }
 
     /// The record as JSON, when the strategy keeps one.
     pub fn to_json(&self) -> Option<Value> {
-        match self {
-            StrategyState::Stateless => None,
-            StrategyState::AcgLite(record) => Some(record.to_json()),
-            StrategyState::Acg(graph) => Some(graph.to_json()),
-            StrategyState::Summary(state) => Some(state.to_json()),
-            StrategyState::Graph(record) => Some(record.to_json()),
-        }
+        self.0.to_json()
+    }
+
+    /// The key the record is exported under (`acg_record` for `acg-lite`, `strategy_record` for the others).
+    pub fn record_key(&self) -> &'static str {
+        self.0.record_key()
+    }
+
+    /// The run as its own type `T`, when it is one.
+    pub fn run<T: StrategyRun + 'static>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref::<T>()
     }
 }
 
@@ -704,17 +671,18 @@ mod tests {
             assert_eq!(Strategy::parse(&strategy.to_string()), Ok(strategy.clone()), "{strategy}");
             assert!(!info.description.is_empty());
         }
-        assert_eq!(registry().len(), 8);
+        let names: Vec<&str> = registry().iter().map(|s| s.name).collect();
+        assert_eq!(names, ["full", "acg-lite", "acg", "mask", "window", "summary", "mask+summary", "graph", "recent-answers"], "the eight strategies, then the test-only example");
     }
 
     #[test]
     fn parameters_override_defaults_in_both_spellings() {
-        assert_eq!(Strategy::parse("mask:keep=3"), Ok(Strategy::Mask { keep: 3 }));
-        assert_eq!(Strategy::parse(" window : exchanges = 2 "), Ok(Strategy::Window { exchanges: 2 }));
+        assert_eq!(Strategy::parse("mask:keep=3").map(|s| s.params()), Ok(vec![("keep", 3)]));
+        assert_eq!(Strategy::parse(" window : exchanges = 2 ").map(|s| s.params()), Ok(vec![("exchanges", 2)]));
         let parts = vec![("trigger_tokens".to_string(), "1_000".to_string())];
         assert_eq!(
-            Strategy::from_parts("summary", &parts),
-            Ok(Strategy::Summary { trigger_tokens: 1000, keep_exchanges: 4, summary_tokens: 1024 })
+            Strategy::from_parts("summary", &parts).map(|s| s.params()),
+            Ok(vec![("trigger_tokens", 1000), ("keep_exchanges", 4), ("summary_tokens", 1024)])
         );
         assert_eq!(Strategy::parse("mask+summary:keep=2").map(|s| s.to_string()).as_deref(), Ok("mask+summary:keep=2,trigger_tokens=8000,keep_exchanges=4,summary_tokens=1024"));
     }
@@ -733,15 +701,15 @@ mod tests {
 
     #[test]
     fn old_results_that_say_acg_read_as_acg_lite() {
-        assert_eq!(Strategy::from_results("acg", None, Some(3000)), Ok(Strategy::AcgLite { budget_tokens: 3000 }));
+        assert_eq!(Strategy::from_results("acg", None, Some(3000)), Strategy::parse("acg-lite:budget_tokens=3000"));
         assert_eq!(Strategy::from_results("acg", Some(&json!({"budget_tokens": 5000})), None), Strategy::parse("acg"), "switches not recorded take the paper's setting");
         assert_eq!(
-            Strategy::parse("acg:clusters=0,inherit=0"),
-            Ok(Strategy::Acg { budget_tokens: 5000, clusters: 0, anchors: 1, spans: 1, inherit: 0 })
+            Strategy::parse("acg:clusters=0,inherit=0").map(|s| s.params()),
+            Ok(vec![("budget_tokens", 5000), ("clusters", 0), ("anchors", 1), ("spans", 1), ("inherit", 0)])
         );
         assert!(matches!(Strategy::parse("acg:spans=2"), Err(StrategyError::OutOfRange { max: 1, .. })));
-        assert_eq!(Strategy::from_results("full", None, None), Ok(Strategy::Full));
-        assert_eq!(Strategy::from_results("mask", Some(&json!({"keep": 4})), None), Ok(Strategy::Mask { keep: 4 }));
+        assert_eq!(Strategy::from_results("full", None, None), Ok(Strategy::default()));
+        assert_eq!(Strategy::from_results("mask", Some(&json!({"keep": 4})), None).map(|s| s.to_string()).as_deref(), Ok("mask:keep=4"));
     }
 
     #[test]
@@ -778,12 +746,12 @@ mod tests {
                 }
             };
             let mut state = StrategyState::new(&strategy, &spec);
-            let mut plan = state.plan(&strategy, &input);
+            let mut plan = state.plan(&input);
             if let Plan::Auxiliary(request) = &plan {
                 // The summary call condenses the history; what it carries of pictures, it carries whole.
                 whole(&request.messages);
-                state.on_auxiliary_reply(&strategy, &input, "So far: task_1_out = 3.");
-                plan = state.plan(&strategy, &input);
+                state.on_auxiliary_reply(&input, "So far: task_1_out = 3.");
+                plan = state.plan(&input);
             }
             let messages = match plan {
                 Plan::Send(messages) => messages,

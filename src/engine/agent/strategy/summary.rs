@@ -6,11 +6,72 @@
 //! setting behaves alike on a 200-token baseline prompt and a 10,000-token chain. The summary call and its
 //! tokens are recorded apart from the agent's turns.
 
-use super::{exchanges, head, message_tokens, AuxiliaryRequest, ContextInput, Plan};
+use super::{exchanges, head, message_tokens, AuxiliaryRequest, ContextInput, ContextStrategy, ParamInfo, Plan, Strategy, StrategyInfo, StrategyRun};
 use crate::engine::agent::chat::RequestKind;
 use crate::engine::agent::prompts::{summary_message, summary_request, EMPTY_SUMMARY, SUMMARY_SYSTEM_PROMPT};
 use crate::engine::agent::{Message, Role};
+use crate::engine::grade::SampleSpec;
 use serde_json::{json, Value};
+
+/// `summary` in the list of strategies.
+pub(super) static SUMMARY: Summary = Summary;
+
+/// The `summary` strategy.
+pub(super) struct Summary;
+
+/// The summary threshold (shared with `mask+summary`).
+pub(super) const TRIGGER: ParamInfo = ParamInfo {
+    key: "trigger_tokens",
+    default: 8_000,
+    min: 50,
+    max: 100_000_000,
+    description: "summarise when the history after the task prompt is estimated above this many tokens",
+};
+/// Latest exchanges never folded (shared with `mask+summary`).
+pub(super) const KEEP_EXCHANGES: ParamInfo =
+    ParamInfo { key: "keep_exchanges", default: 4, min: 1, max: 1_000_000, description: "latest exchanges never folded into the summary" };
+/// Completion limit of the summary call (shared with `mask+summary`).
+pub(super) const SUMMARY_TOKENS: ParamInfo =
+    ParamInfo { key: "summary_tokens", default: 1_024, min: 32, max: 1_000_000, description: "completion limit of the summary call" };
+
+static INFO: StrategyInfo = StrategyInfo {
+    name: "summary",
+    description: "LLM summarisation: older history condensed by an extra call to the same endpoint once it grows too large",
+    params: &[TRIGGER, KEEP_EXCHANGES, SUMMARY_TOKENS],
+};
+
+impl ContextStrategy for Summary {
+    fn info(&self) -> &'static StrategyInfo {
+        &INFO
+    }
+
+    fn start(&self, strategy: &Strategy, _spec: &SampleSpec) -> Box<dyn StrategyRun> {
+        Box::new(Summarised { limits: Limits::of(strategy), state: SummaryState::default() })
+    }
+}
+
+/// A sample under `summary`: its thresholds and its summaries.
+#[derive(Clone, Debug, PartialEq)]
+struct Summarised {
+    /// The thresholds.
+    limits: Limits,
+    /// The summaries so far.
+    state: SummaryState,
+}
+
+impl StrategyRun for Summarised {
+    fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        self.state.plan(input, input.messages.to_vec(), self.limits)
+    }
+
+    fn on_auxiliary_reply(&mut self, input: &ContextInput<'_>, content: &str) {
+        self.state.accept(input.messages, self.limits.keep_exchanges, content);
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        Some(self.state.to_json())
+    }
+}
 
 /// The summary strategies' thresholds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +82,13 @@ pub struct Limits {
     pub keep_exchanges: u64,
     /// Completion limit of the summary call.
     pub summary_tokens: u64,
+}
+
+impl Limits {
+    /// The thresholds `strategy` (`summary` or `mask+summary`) was given.
+    pub fn of(strategy: &Strategy) -> Limits {
+        Limits { trigger_tokens: strategy.get(&TRIGGER), keep_exchanges: strategy.get(&KEEP_EXCHANGES), summary_tokens: strategy.get(&SUMMARY_TOKENS) }
+    }
 }
 
 /// The current summary and how much of the transcript it replaces.

@@ -3,8 +3,42 @@
 //! older is dropped. Cheap and predictable, and forgetful by construction: a value produced more than N
 //! exchanges ago is visible only if it was repeated since.
 
-use super::{exchanges, head};
+use super::{exchanges, head, ContextInput, ContextStrategy, ParamInfo, Plan, Strategy, StrategyInfo, StrategyRun};
 use crate::engine::agent::Message;
+use crate::engine::grade::SampleSpec;
+
+/// `window` in the list of strategies.
+pub(super) static WINDOW: Window = Window;
+
+/// The `window` strategy.
+pub(super) struct Window;
+
+const EXCHANGES: ParamInfo = ParamInfo { key: "exchanges", default: 8, min: 1, max: 1_000_000, description: "exchanges kept after the prompt" };
+
+static INFO: StrategyInfo = StrategyInfo { name: "window", description: "sliding window: the prompt plus the last exchanges", params: &[EXCHANGES] };
+
+impl ContextStrategy for Window {
+    fn info(&self) -> &'static StrategyInfo {
+        &INFO
+    }
+
+    fn start(&self, strategy: &Strategy, _spec: &SampleSpec) -> Box<dyn StrategyRun> {
+        Box::new(Windowed { exchanges: strategy.get(&EXCHANGES) })
+    }
+}
+
+/// A sample under `window`: no record, only the parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Windowed {
+    /// Exchanges kept.
+    exchanges: u64,
+}
+
+impl StrategyRun for Windowed {
+    fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        Plan::Send(messages(input.messages, self.exchanges))
+    }
+}
 
 /// The head and the last `keep` exchanges.
 pub fn messages(transcript: &[Message], keep: u64) -> Vec<Message> {

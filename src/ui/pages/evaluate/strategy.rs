@@ -4,25 +4,24 @@
 
 use leptos::prelude::*;
 
-use crate::app::strategy_form::{choices, name_of, params_of, with_param};
+use crate::app::strategy_form::{choices, choose, params_of, with_param};
+use crate::engine::agent::Strategy;
 
-/// The picker and the parameters of `strategy` (a `name:key=value,…` spec).
+/// The picker and the parameters of `strategy`.
 #[component]
-pub fn StrategyPicker(strategy: RwSignal<String>) -> impl IntoView {
+pub fn StrategyPicker(strategy: RwSignal<Strategy>) -> impl IntoView {
     let problem: RwSignal<Option<String>> = RwSignal::new(None);
-    let description = move || {
-        let spec = strategy.get();
-        choices().into_iter().find(|(name, _)| *name == name_of(&spec)).map(|(_, d)| d).unwrap_or("")
-    };
+    let description = move || strategy.with(|s| s.info().description);
     let params = move || {
-        params_of(&strategy.get())
+        strategy
+            .with(params_of)
             .into_iter()
             .map(|(param, value)| {
                 let key = param.key;
                 let on_change = move |ev| match with_param(&strategy.get_untracked(), key, &event_target_value(&ev)) {
-                    Ok(spec) => {
+                    Ok(chosen) => {
                         problem.set(None);
-                        strategy.set(spec);
+                        strategy.set(chosen);
                     }
                     Err(message) => problem.set(Some(message)),
                 };
@@ -39,10 +38,13 @@ pub fn StrategyPicker(strategy: RwSignal<String>) -> impl IntoView {
     view! {
         <div class="eval-strategy">
             <label>"Context strategy "
-                <select id="eval-strategy" data-testid="strategy" prop:value=move || name_of(&strategy.get()).to_string()
-                    on:change=move |ev| {
-                        problem.set(None);
-                        strategy.set(event_target_value(&ev));
+                <select id="eval-strategy" data-testid="strategy" prop:value=move || strategy.with(|s| s.name().to_string())
+                    on:change=move |ev| match choose(&event_target_value(&ev)) {
+                        Ok(chosen) => {
+                            problem.set(None);
+                            strategy.set(chosen);
+                        }
+                        Err(message) => problem.set(Some(message)),
                     }>
                     {choices().into_iter().map(|(name, description)| view! { <option value=name title=description>{name}</option> }).collect_view()}
                 </select>

@@ -29,11 +29,66 @@ pub use organizer::{organize, structural_entropy, WeightedGraph, ORGANIZER_LIMIT
 
 use super::bm25::{query_terms, Bm25};
 use super::requirements::{requirements_of, Requirement};
-use super::{head_with_view, CallEvent, ContextInput, TurnEvent};
+use super::{head_with_view, CallEvent, ContextInput, ContextStrategy, ParamInfo, Plan, Strategy, StrategyInfo, StrategyRun, TurnEvent, DEFAULT_ACG_BUDGET};
 use crate::engine::agent::prompts::ACG_VIEW_HEADER;
 use crate::engine::agent::{Message, Role};
 use crate::engine::grade::SampleSpec;
 use serde_json::{json, Value};
+
+/// `acg` in the list of strategies.
+pub(in crate::engine::agent::strategy) static ACG: Acg = Acg;
+
+/// The `acg` strategy; its record is an [`AcgGraph`].
+pub(in crate::engine::agent::strategy) struct Acg;
+
+const BUDGET: ParamInfo = ParamInfo { key: "budget_tokens", default: DEFAULT_ACG_BUDGET, min: 100, max: 10_000_000, description: "token cap of the rendered view" };
+
+/// An on/off switch of one `acg` mechanism (1, the paper's setting, or 0 for ablation).
+const fn switch(key: &'static str, description: &'static str) -> ParamInfo {
+    ParamInfo { key, default: 1, min: 0, max: 1, description }
+}
+const CLUSTERS: ParamInfo = switch("clusters", "1: add the seeds' local clusters from the structural-entropy organizer to the candidates; 0: off");
+const ANCHORS: ParamInfo = switch("anchors", "1: output names and their values link evidence across events as concepts; 0: off");
+const SPANS: ParamInfo = switch("spans", "1: head the current requirement's block with its exact instruction spans; 0: its id only");
+const INHERIT: ParamInfo = switch("inherit", "1: a call without a declaration inherits its turn's unambiguous requirement; 0: it stays unassigned");
+
+static INFO: StrategyInfo = StrategyInfo {
+    name: "acg",
+    description: "Adaptive Consistency Graph: requirement-anchored evidence units, BM25 retrieval with one-hop, concept and cluster expansion, a capped view + the latest exchange",
+    params: &[BUDGET, CLUSTERS, ANCHORS, SPANS, INHERIT],
+};
+
+impl ContextStrategy for Acg {
+    fn info(&self) -> &'static StrategyInfo {
+        &INFO
+    }
+
+    fn start(&self, strategy: &Strategy, spec: &SampleSpec) -> Box<dyn StrategyRun> {
+        Box::new(AcgGraph::with_options(spec, AcgOptions::of(strategy)))
+    }
+}
+
+impl StrategyRun for AcgGraph {
+    fn observe_turn(&mut self, event: &TurnEvent<'_>) {
+        AcgGraph::observe_turn(self, event);
+    }
+
+    fn observe_call(&mut self, event: &CallEvent<'_>) {
+        AcgGraph::observe_call(self, event);
+    }
+
+    fn observe_repair(&mut self, turn: usize, message_index: usize, text: &str) {
+        AcgGraph::observe_repair(self, turn, message_index, text);
+    }
+
+    fn plan(&self, input: &ContextInput<'_>) -> Plan {
+        Plan::Send(self.messages(self.options.budget_tokens, input))
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        Some(AcgGraph::to_json(self))
+    }
+}
 
 /// Unique seeds retrieved per request.
 pub const SEED_COUNT: usize = 8;
@@ -62,6 +117,19 @@ pub struct AcgOptions {
     pub spans: bool,
     /// Let an undeclared call inherit the anchor of an unambiguous parent action (3.4).
     pub inherit: bool,
+}
+
+impl AcgOptions {
+    /// The options `strategy` (an `acg` choice) stands for.
+    pub fn of(strategy: &Strategy) -> AcgOptions {
+        AcgOptions {
+            budget_tokens: strategy.get(&BUDGET),
+            clusters: strategy.get(&CLUSTERS) != 0,
+            anchors: strategy.get(&ANCHORS) != 0,
+            spans: strategy.get(&SPANS) != 0,
+            inherit: strategy.get(&INHERIT) != 0,
+        }
+    }
 }
 
 impl Default for AcgOptions {
