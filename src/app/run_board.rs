@@ -1,9 +1,7 @@
-//! A browser run's board, without a browser: the per-sample rows the Evaluate page draws, the queue that hands
-//! samples to the run's concurrent lanes (lowest index first, each sample once), the samples "retry failed
-//! samples only" runs again, and each stored run's line in the run list (name, progress, accuracy, model).
-//! `web::browser_run` drives it; the page draws it.
-
-use std::collections::VecDeque;
+//! A browser run's rows, without a browser: the per-sample rows the Evaluate page draws, how many concurrent
+//! lanes a run uses, the samples "retry failed samples only" runs again, and each stored run's line in the run
+//! list (name, progress, accuracy, model). The queue, tally, stop and budget are the engine run's
+//! (`engine::run`); the page's driver (`ui::pages::evaluate::run`) mirrors them into these rows.
 
 use serde_json::Value;
 
@@ -59,49 +57,14 @@ pub fn mark_waiting(rows: &mut [Row], status: &str) {
     }
 }
 
-/// Hands out the samples still to run, lowest index first, each once, to however many lanes ask.
-#[derive(Clone, Debug, Default)]
-pub struct Queue {
-    left: VecDeque<usize>,
-}
-
-impl Queue {
-    /// The samples of `finished` that have no result yet.
-    pub fn of_unfinished(finished: &[bool]) -> Queue {
-        Queue { left: finished.iter().enumerate().filter(|(_, done)| !**done).map(|(i, _)| i).collect() }
-    }
-
-    /// The next sample to run, if any is left.
-    pub fn take(&mut self) -> Option<usize> {
-        self.left.pop_front()
-    }
-
-    /// Samples not handed out yet.
-    pub fn len(&self) -> usize {
-        self.left.len()
-    }
-
-    /// True when every sample was handed out.
-    pub fn is_empty(&self) -> bool {
-        self.left.is_empty()
-    }
-
-    /// Empties the queue (a stop): the samples left stay without a result.
-    pub fn clear(&mut self) {
-        self.left.clear();
-    }
-}
-
 /// Lanes a run uses: its concurrency, never more than the samples left.
 pub fn lanes(concurrency: usize, left: usize) -> usize {
     concurrency.clamp(1, 32).min(left).max(usize::from(left > 0))
 }
 
-/// True when a finished sample failed for a reason other than the model's answers: the endpoint gave up
-/// (`api_error`). Those, and only those, are what "retry failed samples only" runs again.
-pub fn is_failed(result: &Value) -> bool {
-    result.get("agent_status").and_then(Value::as_str) == Some("api_error")
-}
+/// True when a finished sample failed because the endpoint gave up (`api_error`): what "retry failed samples
+/// only" runs again (the engine run's rule, `engine::run::is_failed`).
+pub use crate::engine::run::is_failed;
 
 /// The run list's line for one stored run.
 #[derive(Clone, Debug, PartialEq)]
@@ -204,21 +167,6 @@ mod tests {
             wire: String::new(),
             adaptations: Value::Null,
         }
-    }
-
-    #[test]
-    fn the_queue_hands_each_unfinished_sample_out_once_lowest_first() {
-        let mut queue = Queue::of_unfinished(&[true, false, false, true, false]);
-        assert_eq!(queue.len(), 3);
-        let mut taken = Vec::new();
-        while let Some(i) = queue.take() {
-            taken.push(i);
-        }
-        assert_eq!(taken, vec![1, 2, 4]);
-        assert!(queue.is_empty() && queue.take().is_none());
-        let mut stopped = Queue::of_unfinished(&[false, false]);
-        stopped.clear();
-        assert_eq!(stopped.take(), None);
     }
 
     #[test]
