@@ -82,11 +82,19 @@ impl Run {
         run
     }
 
+    /// Sets the run's samples (before any job starts), keeping its spend, stop and pause: for a driver whose
+    /// controls exist before it knows the samples.
+    pub fn load(&mut self, samples: Vec<Value>) {
+        let (stopped, paused, halted, meter) = (self.stopped, self.paused, self.halted.take(), self.meter);
+        *self = Run { stopped, paused, halted, ..Run::new(samples, meter.spend) };
+        self.meter = meter;
+    }
+
     /// Takes in previously finished samples (index, result) from `source` (a results file or a journal): those
     /// out of range or unfinished are skipped, one whose prompt differs from the sample's refuses the whole
-    /// merge, naming `source` and the sample. Returns how many were taken in. Call before any job starts.
+    /// merge (nothing is taken in), naming `source` and the sample. Returns how many were taken in. Call before any job starts.
     pub fn merge(&mut self, source: &str, entries: impl IntoIterator<Item = (usize, Value)>) -> Result<usize, String> {
-        let mut taken = 0;
+        let mut taken = Vec::new();
         for (index, result) in entries {
             let Some(sample) = self.samples.get(index) else { continue };
             if !is_finished(&result) {
@@ -95,11 +103,14 @@ impl Run {
             if result.get("prompt") != sample.get("prompt") {
                 return Err(format!("{source}: sample {index} has a different prompt than the dataset; cannot continue"));
             }
+            taken.push((index, result));
+        }
+        let count = taken.len();
+        for (index, result) in taken {
             self.results[index] = Some(result);
-            taken += 1;
         }
         self.replan();
-        Ok(taken)
+        Ok(count)
     }
 
     /// Forgets the results the endpoint gave up on (`plan::is_failed`) so they run again; returns their indices.

@@ -99,6 +99,7 @@ fn a_journal_of_another_dataset_is_refused_naming_the_sample() {
     let run = RefCell::new(Run::new(samples(3), Spend::default()));
     let error = block_on(resume(&run, &journal)).unwrap_err();
     assert_eq!(error, "memory: sample 2 has a different prompt than the dataset; cannot continue");
+    assert_eq!(run.borrow().tally().resumed, 0, "a refused merge takes nothing in");
 }
 
 #[test]
@@ -204,6 +205,11 @@ fn a_paused_run_hands_out_nothing_until_let_go_and_a_stop_overrides_it() {
     run.pause(true);
     run.stop();
     assert_eq!(run.next_job(), Next::Over);
+    // Controls set before the samples are known hold for them.
+    let mut early = Run::new(Vec::new(), Spend::default());
+    early.pause(true);
+    early.load(samples(2));
+    assert_eq!((early.next_job(), early.tally().total), (Next::Wait, 2));
 }
 
 #[test]
