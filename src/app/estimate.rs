@@ -2,14 +2,14 @@
 //! says so: each sample takes about two turns per task (a calculator call, then the answer) plus one; every turn
 //! resends the whole conversation so far (the `full` strategy, the upper bound of the others) and writes about
 //! `COMPLETION_PER_TURN` tokens. Prices are per million input and output tokens, typed by the user. A budget in
-//! tokens or in money stops a run cleanly: no new request once it is spent, the samples cut short stay
-//! resumable.
+//! tokens or in money stops a run cleanly (`engine::run`): no new request once it is spent, the samples cut short
+//! stay resumable.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::transcript::grouped;
 use crate::engine::agent::estimate_tokens;
+/// The run's prices and budgets, what it spent and how money is written are the engine run's (`engine::run::spend`).
+pub use crate::engine::run::spend::{grouped, money, Spend, Tokens};
 use crate::engine::grade::SampleSpec;
 
 /// Tokens a turn is assumed to write (capped by the run's max tokens).
@@ -62,58 +62,7 @@ pub fn estimate(samples: &[Value], system_prompt: &str, max_tokens: u32) -> Esti
     out
 }
 
-/// Prices per million tokens, and the run's optional budgets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Spend {
-    /// Price per million input tokens.
-    pub price_in: f64,
-    /// Price per million output tokens (reasoning tokens are output).
-    pub price_out: f64,
-    /// Price per million input tokens read from the provider's cache; `None`: the input price.
-    pub price_cached_in: Option<f64>,
-    /// Stop once this many tokens (input and output) are spent.
-    pub budget_tokens: Option<u64>,
-    /// Stop once this much money is spent (needs prices).
-    pub budget_cost: Option<f64>,
-}
-
 impl Spend {
-    /// The money `input` and `output` tokens cost, none of them cached.
-    pub fn cost(&self, input: u64, output: u64) -> f64 {
-        self.billed(&Tokens { input, cached_input: 0, output })
-    }
-
-    /// The money `tokens` cost as billed: cached input at the cached price, the rest of the input at the input
-    /// price, output (reasoning included) at the output price.
-    pub fn billed(&self, tokens: &Tokens) -> f64 {
-        let cached = tokens.cached_input.min(tokens.input);
-        let cached_price = self.price_cached_in.unwrap_or(self.price_in);
-        ((tokens.input - cached) as f64 * self.price_in + cached as f64 * cached_price + tokens.output as f64 * self.price_out) / 1e6
-    }
-
-    /// True when prices were given.
-    pub fn priced(&self) -> bool {
-        self.price_in > 0.0 || self.price_out > 0.0
-    }
-
-    /// Why a run that has spent `input` and `output` tokens must stop, if it must.
-    pub fn exhausted(&self, input: u64, output: u64) -> Option<String> {
-        self.exhausted_by(&Tokens { input, cached_input: 0, output })
-    }
-
-    /// Why a run that has spent `tokens` must stop, if it must (the cost as billed).
-    pub fn exhausted_by(&self, tokens: &Tokens) -> Option<String> {
-        let (input, output) = (tokens.input, tokens.output);
-        if let Some(budget) = self.budget_tokens.filter(|&b| input + output >= b) {
-            return Some(format!("the token budget ({}) is spent: {} tokens used", grouped(budget), grouped(input + output)));
-        }
-        if let Some(budget) = self.budget_cost.filter(|&b| self.priced() && self.billed(tokens) >= b) {
-            return Some(format!("the cost budget ({}) is spent: {} used", money(budget), money(self.billed(tokens))));
-        }
-        None
-    }
-
     /// The spend with a number typed into one of its fields (`price_in`, `price_out`, `budget_tokens`,
     /// `budget_cost`; empty clears a budget or sets a price to 0), or why not.
     pub fn with(&self, field: &str, text: &str) -> Result<Spend, String> {
@@ -148,26 +97,6 @@ fn label(field: &str) -> &'static str {
         "price_cached_in" => "the cached input price",
         "budget_tokens" => "the token budget",
         _ => "the cost budget",
-    }
-}
-
-/// Tokens spent, as billed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tokens {
-    /// Prompt tokens, cached ones included.
-    pub input: u64,
-    /// Of those, the ones read from the provider's cache.
-    pub cached_input: u64,
-    /// Completion tokens, reasoning included.
-    pub output: u64,
-}
-
-/// Money with two decimals (four under one cent).
-pub fn money(value: f64) -> String {
-    if value > 0.0 && value < 0.01 {
-        format!("${value:.4}")
-    } else {
-        format!("${value:.2}")
     }
 }
 

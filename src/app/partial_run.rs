@@ -2,25 +2,10 @@
 //! carry it; the others are the dataset's samples marked `in_progress`, so every reader (the Results page,
 //! `arbigraph grade`, the CLI's resume) sees a stopped or running run as unfinished, never as a smaller finished one.
 
-use serde_json::{json, Value};
 
-/// The file's samples: each finished sample's result, or its dataset sample marked `in_progress`.
-pub fn run_samples(dataset: &[Value], finished: &[Option<Value>]) -> Vec<Value> {
-    dataset
-        .iter()
-        .enumerate()
-        .map(|(i, sample)| match finished.get(i) {
-            Some(Some(result)) => result.clone(),
-            _ => {
-                let mut pending = sample.clone();
-                if let Some(map) = pending.as_object_mut() {
-                    map.insert("agent_status".into(), json!("in_progress"));
-                }
-                pending
-            }
-        })
-        .collect()
-}
+/// The file's samples: each finished sample's result, or its dataset sample marked `in_progress` (the engine
+/// run's, `engine::run::run_samples`).
+pub use crate::engine::run::run_samples;
 
 /// Where the results shown came from, for the note above the figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +33,7 @@ pub fn unfinished_note(unfinished: usize, total: usize, state: RunState) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn samples_without_a_result_are_kept_and_marked_in_progress() {

@@ -1,7 +1,7 @@
-//! A browser run's board, without a browser: the per-sample rows the Evaluate page draws, the queue that hands
-//! samples to the run's concurrent lanes (lowest index first, each sample once), the samples "retry failed
-//! samples only" runs again, and each stored run's line in the run list (name, progress, accuracy, model).
-//! `web::browser_run` drives it; the page draws it.
+//! A browser run's rows, without a browser: the per-sample rows the Evaluate page draws, how many concurrent
+//! lanes a run uses, the samples "retry failed samples only" runs again, and each stored run's line in the run
+//! list (name, progress, accuracy, model), and the queue the page's lanes still take samples from (the engine's
+//! `engine::run::Run` is to replace it once the page drives that run).
 
 use std::collections::VecDeque;
 
@@ -97,11 +97,9 @@ pub fn lanes(concurrency: usize, left: usize) -> usize {
     concurrency.clamp(1, 32).min(left).max(usize::from(left > 0))
 }
 
-/// True when a finished sample failed for a reason other than the model's answers: the endpoint gave up
-/// (`api_error`). Those, and only those, are what "retry failed samples only" runs again.
-pub fn is_failed(result: &Value) -> bool {
-    result.get("agent_status").and_then(Value::as_str) == Some("api_error")
-}
+/// True when a finished sample failed because the endpoint gave up (`api_error`): what "retry failed samples
+/// only" runs again (the engine run's rule, `engine::run::is_failed`).
+pub use crate::engine::run::is_failed;
 
 /// The run list's line for one stored run.
 #[derive(Clone, Debug, PartialEq)]

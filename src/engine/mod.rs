@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod python;
 pub mod render;
 pub mod results;
+pub mod run;
 pub mod rng;
 pub mod tasks;
 pub mod value;

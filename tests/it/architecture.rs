@@ -36,6 +36,8 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
     ("grade", &["calculator", "literal", "value"]),
     ("agent", &["calculator", "grade", "literal", "value"]),
     ("results", &["agent", "dataset", "grade", "literal", "value"]),
+    // A run knows the agent's replies and the results file, never how the samples are sent or stored.
+    ("run", &["agent", "results"]),
 ];
 
 /// The app's pages: `src/ui/pages/<page>.rs` and `src/ui/pages/<page>/`. A page may import shared parts

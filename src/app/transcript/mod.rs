@@ -27,6 +27,8 @@ mod view;
 
 pub use breaks::{breaks_of, heat_map, BreakDrawing, Breaks, NodeLine};
 pub use view::*;
+/// Numbers with thousands separators, as the run's spend writes them.
+pub use crate::engine::run::spend::grouped;
 
 
 /// How a sample ended, as the list files it.
@@ -337,19 +339,6 @@ fn mentions(sample: &Json, needle: &Needle, read: &std::cell::Cell<usize>) -> bo
 /// A short line for a long text (the list's tooltips and the header).
 pub fn brief(text: &str, max: usize) -> String {
     shorten(&text.replace('\n', " "), max)
-}
-
-/// A whole number with thousands separators: `1,234,567`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn text(json: &Json, key: &str) -> Option<String> {

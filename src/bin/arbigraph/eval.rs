@@ -2,7 +2,8 @@
 //! a blocking HTTP `ChatBackend` with per-request timeouts (the engine's retry policy decides retries and waits),
 //! worker threads, an append-only journal of finished samples beside a results file rewritten atomically at most
 //! every few seconds (so a kill loses nothing finished and the cost per sample stays flat), resume, and a
-//! progress line.
+//! progress line. The run itself (what to resume and when to refuse, the queue, the tally) is `engine::run`'s:
+//! this file is its IO.
 
 use arbigraph_studio::engine::agent::endpoint::parse_header;
 use arbigraph_studio::engine::agent::provider::{self, RequestShape, Resend, Wire};
@@ -14,13 +15,13 @@ use arbigraph_studio::engine::agent::{
 };
 use arbigraph_studio::engine::dataset::shape::topology_of;
 use arbigraph_studio::engine::dataset::to_pretty_string;
-use arbigraph_studio::engine::results::{epoch_of, epoch_report, expand_epochs, grade_results_file, is_finished, result_sample, GradeOptions, RunHeader};
+use arbigraph_studio::engine::results::{epoch_of, epoch_report, expand_epochs, grade_results_file, result_sample, GradeOptions, RunHeader};
+use arbigraph_studio::engine::run::{self, close, continue_from, resume, settle, Next, Run, Spend};
 use serde_json::{json, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Arguments of `arbigraph eval`.
@@ -200,6 +201,57 @@ fn endpoint_of(args: &Args) -> Result<Endpoint, String> {
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let strategy = strategy_of(args)?;
     let endpoint = endpoint_of(args)?;
+    let (samples, dataset_summary) = dataset_samples(args)?;
+    let first_config = config_for(&samples[0], args, &strategy);
+    let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
+    let run = RefCell::new(Run::new(samples, Spend::default()));
+    // Resume: keep finished samples of an existing results file made with the same settings.
+    if args.output.exists() {
+        let source = args.output.display().to_string();
+        let entries = continue_from(&source, &super::files::read_json(&args.output)?, &mut header, &strategy)?;
+        run.borrow_mut().merge(&source, entries)?;
+    }
+    // What the run sends, negotiated from the provider's profile and the endpoint's refusals, shared by every
+    // worker and kept in the results file, so a resumed run starts from what this one learnt.
+    let shape = RequestShape::resumed(endpoint.profile(), endpoint.wire(), &endpoint.model, Some(&header.adaptations));
+    for line in shape.planned(first_config.temperature, first_config.repair_max_tokens) {
+        eprintln!("[eval] {}: {line}", endpoint.profile().label);
+    }
+    let shape = Mutex::new(shape);
+    let system_prompt = header.system_prompt.clone();
+    let journal = FileJournal::open(&args.output, header, &shape)?;
+    // Samples finished after the results file was last rewritten are in its journal.
+    pollster::block_on(resume(&run, &journal))?;
+    journal.start(run.borrow().current_samples())?;
+    let started = Instant::now();
+    let jobs = Workers { args, endpoint: &endpoint, shape: &shape, strategy: &strategy, system_prompt: &system_prompt };
+    jobs.run(&run, |index, result| {
+        pollster::block_on(settle(&run, &journal, index, result))?;
+        let t = run.borrow().tally();
+        let (finished, total, resumed, correct, failed, secs) = (t.finished, t.total, t.resumed, t.correct, t.failed, started.elapsed().as_secs_f64());
+        eprint!("\r[eval] {finished}/{total} finished ({resumed} resumed) · correct {correct} · failed {failed} · {secs:.1} s   ");
+        Ok(())
+    })?;
+    eprintln!();
+    pollster::block_on(close(&run, &journal))?;
+    let (t, output) = (run.borrow().tally(), args.output.display());
+    eprintln!("[eval] strategy {strategy} · accuracy {}/{} · explicitly failed {} · results in {output} (metrics: arbigraph grade {output})", t.correct, t.total, t.failed);
+    if args.epochs > 1 {
+        let file = journal.results_file();
+        if let Some(report) = grade_results_file(&file, GradeOptions::default()).ok().and_then(|graded| epoch_report(&file, &graded)) {
+            eprintln!("[eval] {}", report.headline());
+        }
+    }
+    let unfinished = t.total - t.finished;
+    if unfinished > 0 {
+        return Err(format!("{unfinished} samples did not finish (a worker stopped); run the same command again to continue"));
+    }
+    Ok(if t.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The dataset's samples as the run holds them (the first `--limit`, pictures inlined, `--epochs` attempts of
+/// each unless the dataset is a results file that already has them) and the dataset's summary.
+fn dataset_samples(args: &Args) -> Result<(Vec<Value>, Value), String> {
     let dataset = super::files::read_json(&args.dataset)?;
     let mut samples: Vec<Value> = dataset.get("samples").and_then(Value::as_array).cloned().ok_or_else(|| format!("{}: no `samples` array", args.dataset.display()))?;
     if let Some(limit) = args.limit {
@@ -217,183 +269,69 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
     if !samples.iter().any(|s| epoch_of(s) > 0) {
         samples = expand_epochs(&samples, args.epochs as usize);
     }
-    let dataset_summary = dataset.get("summary").cloned().unwrap_or(json!({}));
-    let first_config = config_for(&samples[0], args, &strategy);
-    let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
+    Ok((samples, dataset.get("summary").cloned().unwrap_or(json!({}))))
+}
 
-    // Resume: keep finished samples of an existing results file made with the same settings.
-    let mut previous_adaptations: Option<Value> = None;
-    if args.output.exists() {
-        let previous = super::files::read_json(&args.output)?;
-        let summary = previous.get("summary").cloned().unwrap_or(json!({}));
-        let Some(old_params) = summary.get("generation_params") else {
-            return Err(format!("{} exists and is not a results file; refusing to overwrite it", args.output.display()));
-        };
-        let stored = old_params.get("strategy").and_then(Value::as_str).map(|name| {
-            Strategy::from_results(name, old_params.get("strategy_params"), old_params.get("acg_budget_tokens").and_then(Value::as_u64))
-                .map(|s| s.to_string())
-                .unwrap_or_else(|_| name.to_string())
-        });
-        if stored.as_deref() != Some(strategy.to_string().as_str()) {
-            return Err(format!(
-                "{}: cannot continue, the strategy was {} and is now {strategy}",
-                args.output.display(),
-                stored.as_deref().unwrap_or("not recorded")
-            ));
-        }
-        for key in ["model", "max_tokens", "temperature", "require_initial_calculator_call"] {
-            if old_params.get(key) != header.generation_params.get(key) {
-                return Err(format!(
-                    "{}: cannot continue, `{key}` was {} and is now {}",
-                    args.output.display(),
-                    old_params.get(key).unwrap_or(&Value::Null),
-                    header.generation_params.get(key).unwrap_or(&Value::Null)
-                ));
-            }
-        }
-        if let Some(stored) = summary.get("system_prompt").and_then(Value::as_str) {
-            header.system_prompt = stored.to_string();
-        }
-        previous_adaptations = summary.get("adaptations").cloned();
-        let mut start_times: Vec<String> =
-            summary.get("start_times").and_then(Value::as_array).map(|t| t.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
-        start_times.append(&mut header.start_times);
-        header.start_times = start_times;
-        let old_samples = previous.get("samples").and_then(Value::as_array).cloned().unwrap_or_default();
-        for (i, old) in old_samples.into_iter().enumerate() {
-            if i >= samples.len() || !is_finished(&old) {
-                continue;
-            }
-            if old.get("prompt") != samples[i].get("prompt") {
-                return Err(format!("{}: sample {i} has a different prompt than the dataset; cannot continue", args.output.display()));
-            }
-            samples[i] = old;
-        }
-    }
+/// The worker threads of a run: each takes the jobs the run hands out, one at a time, and runs them against the
+/// endpoint; the calling thread hands every finished sample to `settled` and asks the run for the next job, so
+/// no job starts once the run says none may.
+struct Workers<'a> {
+    args: &'a Args,
+    endpoint: &'a Endpoint,
+    shape: &'a Mutex<RequestShape>,
+    strategy: &'a Strategy,
+    system_prompt: &'a str,
+}
 
-    // Samples finished after the results file was last rewritten are in its journal; a journal without its
-    // results file belongs to nothing and goes.
-    let journal_path = journal_path(&args.output);
-    if args.output.exists() {
-        for (index, result) in read_journal(&journal_path)? {
-            if index >= samples.len() || !is_finished(&result) {
-                continue;
+impl Workers<'_> {
+    fn run(&self, run: &RefCell<Run>, mut settled: impl FnMut(usize, Value) -> Result<(), String>) -> Result<(), String> {
+        let args = self.args;
+        let policy = RetryPolicy { max_attempts: args.max_attempts.max(1), base_delay_ms: args.backoff_ms, max_delay_ms: args.max_backoff_ms };
+        let agent: ureq::Agent =
+            ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs_f64(args.timeout_secs.max(0.001)))).http_status_as_error(false).build().into();
+        let timeout_ms = (args.timeout_secs.max(0.001) * 1000.0) as u64;
+        let workers = args.concurrency.clamp(1, 256).min(run.borrow().queued().max(1));
+        let (job_sender, jobs) = mpsc::channel::<(usize, Value)>();
+        let jobs = Mutex::new(jobs);
+        let (sender, finished) = mpsc::channel::<(usize, Value)>();
+        std::thread::scope(|scope| {
+            for worker in 0..workers {
+                let (jobs, sender, agent, policy) = (&jobs, sender.clone(), &agent, &policy);
+                scope.spawn(move || loop {
+                    let Ok(Ok((index, sample))) = jobs.lock().map(|jobs| jobs.recv()) else { break };
+                    let mut config = config_for(&sample, args, self.strategy);
+                    config.system_prompt = self.system_prompt.to_string();
+                    let seed = Cell::new((worker as u64) << 48 ^ index as u64);
+                    let backend = UreqBackend { agent, endpoint: self.endpoint, shape: self.shape, timeout_ms, attempts: Cell::new(0), seed };
+                    if sender.send((index, run_sample(&backend, &sample, index, &config, policy))).is_err() {
+                        break;
+                    }
+                });
             }
-            if result.get("prompt") != samples[index].get("prompt") {
-                return Err(format!("{}: sample {index} has a different prompt than the dataset; cannot continue", journal_path.display()));
-            }
-            samples[index] = result;
-        }
-    } else if journal_path.exists() {
-        std::fs::remove_file(&journal_path).map_err(|e| format!("cannot remove the stale {}: {e}", journal_path.display()))?;
-    }
-
-    let pending: Vec<usize> = (0..samples.len()).filter(|&i| !is_finished(&samples[i])).collect();
-    let resumed = samples.len() - pending.len();
-    let total = samples.len();
-    let policy = RetryPolicy { max_attempts: args.max_attempts.max(1), base_delay_ms: args.backoff_ms, max_delay_ms: args.max_backoff_ms };
-    // What the run sends, negotiated from the provider's profile and the endpoint's refusals, shared by every
-    // worker and kept in the results file, so a resumed run starts from what this one learnt.
-    let shape = RequestShape::resumed(endpoint.profile(), endpoint.wire(), &endpoint.model, previous_adaptations.as_ref());
-    for line in shape.planned(first_config.temperature, first_config.repair_max_tokens) {
-        eprintln!("[eval] {}: {line}", endpoint.profile().label);
-    }
-    let shape = Arc::new(Mutex::new(shape));
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs_f64(args.timeout_secs.max(0.001))))
-        .http_status_as_error(false)
-        .build()
-        .into();
-
-    let jobs: Arc<Vec<(usize, Value, AgentConfig)>> = Arc::new(
-        pending
-            .iter()
-            .map(|&i| {
-                let mut config = config_for(&samples[i], args, &strategy);
-                config.system_prompt = header.system_prompt.clone();
-                (i, samples[i].clone(), config)
-            })
-            .collect(),
-    );
-    let next_job = Arc::new(AtomicUsize::new(0));
-    let (sender, receiver) = mpsc::channel::<(usize, Value)>();
-    let started = Instant::now();
-    let workers = args.concurrency.clamp(1, 256).min(jobs.len().max(1));
-    let timeout_ms = (args.timeout_secs.max(0.001) * 1000.0) as u64;
-    let mut handles = Vec::new();
-    for worker in 0..workers {
-        let (jobs, next_job, sender, agent, endpoint, shape) = (Arc::clone(&jobs), Arc::clone(&next_job), sender.clone(), agent.clone(), endpoint.clone(), Arc::clone(&shape));
-        handles.push(std::thread::spawn(move || {
-            while let Some((index, sample, config)) = jobs.get(next_job.fetch_add(1, Ordering::SeqCst)) {
-                let backend =
-                    UreqBackend { agent: &agent, endpoint: &endpoint, shape: &shape, timeout_ms, attempts: Cell::new(0), seed: Cell::new((worker as u64) << 48 ^ *index as u64) };
-                let result = run_sample(&backend, sample, *index, config, &policy);
-                if sender.send((*index, result)).is_err() {
-                    break;
+            drop(sender);
+            // One job per worker to begin with, then one more for every job handed back.
+            let mut job_sender = Some(job_sender);
+            let mut hand_out = || {
+                let next = run.borrow_mut().next_job();
+                let job = match next {
+                    Next::Job(index) => run.borrow().sample(index).map(|sample| (index, sample.clone())),
+                    Next::Wait | Next::Over => None,
+                };
+                match (job, &job_sender) {
+                    (Some(job), Some(sender)) => {
+                        let _ = sender.send(job);
+                    }
+                    _ => job_sender = None,
                 }
+            };
+            (0..workers).for_each(|_| hand_out());
+            for (index, result) in finished {
+                settled(index, result)?;
+                hand_out();
             }
-        }));
+            Ok(())
+        })
     }
-    drop(sender);
-
-    let adaptations = || shape.lock().map(|s| s.notes_json()).unwrap_or(Value::Null);
-    let mut done = 0usize;
-    let mut failed = 0usize;
-    let mut correct = samples.iter().filter(|s| is_finished(s) && s.get("correct") == Some(&Value::Bool(true))).count();
-    write_results(&args.output, &header, &samples, false)?;
-    // The results file now holds everything finished so far: the journal starts afresh.
-    let mut journal = Journal::create(&journal_path)?;
-    let mut rewritten = Instant::now();
-    for (index, result) in receiver {
-        if result.get("correct") == Some(&Value::Bool(true)) {
-            correct += 1;
-        }
-        if matches!(result.get("agent_status").and_then(Value::as_str), Some("api_error" | "invalid_sample")) {
-            failed += 1;
-        }
-        journal.append(index, &result)?;
-        samples[index] = result;
-        done += 1;
-        if rewritten.elapsed() >= REWRITE_EVERY {
-            header.adaptations = adaptations();
-            write_results(&args.output, &header, &samples, false)?;
-            journal = Journal::create(&journal_path)?;
-            rewritten = Instant::now();
-        }
-        eprint!(
-            "\r[eval] {}/{} finished ({} resumed) · correct {} · failed {} · {:.1} s   ",
-            resumed + done,
-            total,
-            resumed,
-            correct,
-            failed,
-            started.elapsed().as_secs_f64()
-        );
-    }
-    for handle in handles {
-        let _ = handle.join();
-    }
-    eprintln!();
-    header.adaptations = adaptations();
-    write_results(&args.output, &header, &samples, true)?;
-    drop(journal);
-    std::fs::remove_file(&journal_path).map_err(|e| format!("cannot remove {}: {e}", journal_path.display()))?;
-    eprintln!(
-        "[eval] strategy {strategy} · accuracy {correct}/{total} · explicitly failed {failed} · results in {} (metrics: arbigraph grade {})",
-        args.output.display(),
-        args.output.display()
-    );
-    if args.epochs > 1 {
-        let file = header.results_file(samples.clone());
-        if let Some(report) = grade_results_file(&file, GradeOptions::default()).ok().and_then(|graded| epoch_report(&file, &graded)) {
-            eprintln!("[eval] {}", report.headline());
-        }
-    }
-    let unfinished = samples.iter().filter(|s| !is_finished(s)).count();
-    if unfinished > 0 {
-        return Err(format!("{unfinished} samples did not finish (a worker stopped); run the same command again to continue"));
-    }
-    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// Replaces each `images[].file` of a sample by a `data_url` with the file's bytes (read relative to `base_dir`).
@@ -423,16 +361,16 @@ fn journal_path(output: &Path) -> PathBuf {
 
 /// Finished samples appended one JSON line each (`{"index": i, "result": {…}}`), flushed as they come, so a
 /// kill loses at most the line being written.
-struct Journal {
+struct JournalFile {
     file: std::io::BufWriter<std::fs::File>,
     path: PathBuf,
 }
 
-impl Journal {
+impl JournalFile {
     /// An empty journal at `path` (truncating an old one).
-    fn create(path: &Path) -> Result<Journal, String> {
+    fn create(path: &Path) -> Result<JournalFile, String> {
         let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        Ok(Journal { file: std::io::BufWriter::new(file), path: path.to_path_buf() })
+        Ok(JournalFile { file: std::io::BufWriter::new(file), path: path.to_path_buf() })
     }
 
     fn append(&mut self, index: usize, result: &Value) -> Result<(), String> {
@@ -466,6 +404,79 @@ fn write_results(path: &Path, header: &RunHeader, samples: &[Value], pretty: boo
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), path.display()))
+}
+
+/// The CLI's journal of a run: the results file, rewritten whole at most every `REWRITE_EVERY`, and the
+/// `.journal` beside it holding the samples finished since. Unfinished samples stay in the file as the dataset
+/// has them.
+struct FileJournal<'a> {
+    output: &'a Path,
+    path: PathBuf,
+    header: RefCell<RunHeader>,
+    samples: RefCell<Vec<Value>>,
+    file: RefCell<Option<JournalFile>>,
+    rewritten: Cell<Instant>,
+    shape: &'a Mutex<RequestShape>,
+}
+
+impl<'a> FileJournal<'a> {
+    /// The journal of the results file `output`; a journal without its results file belongs to nothing and goes.
+    fn open(output: &'a Path, header: RunHeader, shape: &'a Mutex<RequestShape>) -> Result<FileJournal<'a>, String> {
+        let path = journal_path(output);
+        if !output.exists() && path.exists() {
+            std::fs::remove_file(&path).map_err(|e| format!("cannot remove the stale {}: {e}", path.display()))?;
+        }
+        let (header, samples, file) = (RefCell::new(header), RefCell::default(), RefCell::default());
+        Ok(FileJournal { output, path, header, samples, file, rewritten: Cell::new(Instant::now()), shape })
+    }
+
+    /// Writes the results file with `samples` (everything finished so far) and starts the journal afresh.
+    fn start(&self, samples: Vec<Value>) -> Result<(), String> {
+        *self.samples.borrow_mut() = samples;
+        self.rewrite(false)
+    }
+
+    fn rewrite(&self, pretty: bool) -> Result<(), String> {
+        self.header.borrow_mut().adaptations = self.shape.lock().map(|s| s.notes_json()).unwrap_or(Value::Null);
+        write_results(self.output, &self.header.borrow(), &self.samples.borrow(), pretty)?;
+        // The results file now holds everything finished so far: the journal starts afresh.
+        *self.file.borrow_mut() = if pretty { None } else { Some(JournalFile::create(&self.path)?) };
+        self.rewritten.set(Instant::now());
+        Ok(())
+    }
+
+    /// The results file as it stands.
+    fn results_file(&self) -> Value {
+        self.header.borrow().results_file(self.samples.borrow().clone())
+    }
+}
+
+impl run::Journal for FileJournal<'_> {
+    fn source(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    async fn append(&self, index: usize, result: &Value) -> Result<(), String> {
+        if let Some(file) = self.file.borrow_mut().as_mut() {
+            file.append(index, result)?;
+        }
+        if let Some(slot) = self.samples.borrow_mut().get_mut(index) {
+            *slot = result.clone();
+        }
+        if self.rewritten.get().elapsed() >= REWRITE_EVERY {
+            self.rewrite(false)?;
+        }
+        Ok(())
+    }
+
+    async fn read(&self) -> Result<Vec<(usize, Value)>, String> {
+        read_journal(&self.path)
+    }
+
+    async fn finish(&self, _samples: Vec<Value>, _complete: bool) -> Result<(), String> {
+        self.rewrite(true)?;
+        std::fs::remove_file(&self.path).map_err(|e| format!("cannot remove {}: {e}", self.path.display()))
+    }
 }
 
 fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &AgentConfig, policy: &RetryPolicy) -> Value {
@@ -582,7 +593,7 @@ mod tests {
         let path = journal_path(&dir.join("results.json"));
         assert!(path.ends_with("results.json.journal"));
         assert_eq!(read_journal(&path).unwrap(), Vec::new(), "no journal: nothing to add");
-        let mut journal = Journal::create(&path).unwrap();
+        let mut journal = JournalFile::create(&path).unwrap();
         journal.append(3, &json!({"prompt": "a", "agent_status": "success"})).unwrap();
         journal.append(0, &json!({"prompt": "b", "agent_status": "timeout"})).unwrap();
         drop(journal);
@@ -590,7 +601,7 @@ mod tests {
         std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + r#"{"index": 7, "result": {"pro"#).unwrap();
         let entries = read_journal(&path).unwrap();
         assert_eq!(entries.iter().map(|(i, r)| (*i, r["prompt"].as_str().unwrap())).collect::<Vec<_>>(), vec![(3, "a"), (0, "b")]);
-        Journal::create(&path).unwrap();
+        JournalFile::create(&path).unwrap();
         assert!(read_journal(&path).unwrap().is_empty(), "created afresh after a rewrite");
         std::fs::remove_dir_all(&dir).unwrap();
     }
