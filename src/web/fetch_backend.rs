@@ -15,32 +15,24 @@ use crate::engine::agent::provider::{RequestShape, Resend};
 use crate::engine::agent::retry::wait_from_headers;
 use crate::engine::agent::wire::{self, Accumulator};
 use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
-use crate::app::estimate::{Spend, Tokens};
 use crate::engine::agent::{
-    estimate_tokens, send_with_retries, AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, RetryPolicy, Role,
+    send_with_retries, AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, RetryPolicy, Role,
 };
+use crate::engine::run::{Run, Spend, Tokens};
 use crate::web::storage::{turn_key, Store, TURNS};
 
-/// Stops or pauses a run: cancelling sets the flag the driver checks and aborts the requests in flight; pausing
-/// holds every next request (those in flight finish and are stored) until resumed; a spent budget stops the run
-/// the same way, leaving the requests in flight to finish. Also counts requests, retries and tokens, and notes
-/// when the endpoint last asked to slow down (a 429). Cheap to clone.
+/// The page's handle on a run: the engine's `Run` (queue, stop, pause, spend and budget) shared with the
+/// buttons, the requests in flight (a stop aborts them), and the counts the progress line shows. Cancelling
+/// stops the run and aborts the requests in flight; pausing holds every next job and request (those in flight
+/// finish and are stored) until resumed; a spent budget stops the run the same way, leaving the requests in
+/// flight to finish. Also counts requests and retries, and notes when the endpoint last asked to slow down (a
+/// 429). Cheap to clone.
 #[derive(Clone, Default)]
 pub struct RunControl {
-    cancelled: Rc<Cell<bool>>,
-    paused: Rc<Cell<bool>>,
+    run: Rc<RefCell<Run>>,
     rate_limited_until: Rc<Cell<f64>>,
     /// The limit the endpoint's headers named for the latest wait ("requests limit", "tokens limit", …).
     rate_limit: Rc<RefCell<String>>,
-    /// Prices and budgets of the run.
-    spend: Rc<Cell<Spend>>,
-    /// Prompt (of them cached) and completion tokens spent so far (reported, or estimated from the text when not
-    /// reported).
-    tokens: Rc<Cell<Tokens>>,
-    /// Of the completion tokens, the reasoning tokens reported.
-    reasoning: Rc<Cell<u64>>,
-    /// Why the run stopped itself (a budget), if it did.
-    halted: Rc<RefCell<Option<String>>>,
     in_flight: Rc<RefCell<Vec<web_sys::AbortController>>>,
     requests: Rc<Cell<usize>>,
     retries: Rc<Cell<usize>>,
@@ -49,25 +41,25 @@ pub struct RunControl {
 impl RunControl {
     /// Asks every request of the run to stop now.
     pub fn cancel(&self) {
-        self.cancelled.set(true);
+        self.run.borrow_mut().stop();
         for controller in self.in_flight.borrow_mut().drain(..) {
             controller.abort();
         }
     }
 
-    /// True once `cancel` was called.
+    /// True once the run was stopped (by `cancel` or a spent budget).
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.get()
+        self.run.borrow().is_stopped()
     }
 
-    /// Holds (true) or lets go (false) the run's next requests.
+    /// Holds (true) or lets go (false) the run's next jobs and requests.
     pub fn set_paused(&self, paused: bool) {
-        self.paused.set(paused);
+        self.run.borrow_mut().pause(paused);
     }
 
     /// True while paused.
     pub fn is_paused(&self) -> bool {
-        self.paused.get()
+        self.run.borrow().is_paused()
     }
 
     /// Waits while the run is paused (and not cancelled).
@@ -91,47 +83,44 @@ impl RunControl {
     /// A control for a run with `spend`'s prices and budgets.
     pub fn with_spend(spend: Spend) -> RunControl {
         let control = RunControl::default();
-        control.spend.set(spend);
+        *control.run.borrow_mut() = Run::new(Vec::new(), spend);
         control
+    }
+
+    /// The engine's run this control steers (borrow it only between awaits).
+    pub fn run(&self) -> &RefCell<Run> {
+        &self.run
     }
 
     /// (input, output) tokens spent so far.
     pub fn tokens(&self) -> (u64, u64) {
-        let tokens = self.tokens.get();
+        let tokens = self.tokens_billed();
         (tokens.input, tokens.output)
     }
 
     /// Tokens spent so far as billed: input, of it cached, output.
     pub fn tokens_billed(&self) -> Tokens {
-        self.tokens.get()
+        self.run.borrow().meter().tokens
     }
 
     /// Reasoning tokens reported so far (part of the output).
     pub fn reasoning_tokens(&self) -> u64 {
-        self.reasoning.get()
+        self.run.borrow().meter().reasoning
     }
 
     /// The money spent so far as billed (cached input at its price), when the run has prices.
     pub fn cost(&self) -> Option<f64> {
-        let spend = self.spend.get();
-        spend.priced().then(|| spend.billed(&self.tokens.get()))
+        self.run.borrow().meter().cost()
     }
 
     /// Why the run stopped itself, if it did.
     pub fn halted(&self) -> Option<String> {
-        self.halted.borrow().clone()
+        self.run.borrow().halted().map(str::to_string)
     }
 
     /// True (and the run stopped, the requests in flight left to finish) once a budget is spent.
     fn out_of_budget(&self) -> bool {
-        match self.spend.get().exhausted_by(&self.tokens.get()) {
-            Some(reason) => {
-                self.halted.borrow_mut().get_or_insert(reason);
-                self.cancelled.set(true);
-                true
-            }
-            None => false,
-        }
+        self.run.borrow_mut().over_budget()
     }
 
     /// Requests sent (every attempt) and attempts retried so far.
@@ -141,14 +130,7 @@ impl RunControl {
 
     /// Adds a reply's tokens to the run's spend (its reported usage, or an estimate from its text).
     pub fn count_tokens(&self, reply: &ChatReply) {
-        let tokens = self.tokens.get();
-        let written = reply.usage.completion_tokens.unwrap_or_else(|| estimate_tokens(&reply.content) + estimate_tokens(&reply.reasoning));
-        self.tokens.set(Tokens {
-            input: tokens.input + reply.usage.prompt_tokens.unwrap_or(0),
-            cached_input: tokens.cached_input + reply.usage.cached_prompt_tokens.unwrap_or(0),
-            output: tokens.output + written,
-        });
-        self.reasoning.set(self.reasoning.get() + reply.usage.reasoning_tokens.unwrap_or(0));
+        self.run.borrow_mut().count_reply(reply);
     }
 
     fn hear(&self, event: &EpisodeEvent<'_>) {
