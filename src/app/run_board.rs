@@ -1,9 +1,7 @@
 //! A browser run's rows, without a browser: the per-sample rows the Evaluate page draws, how many concurrent
 //! lanes a run uses, the samples "retry failed samples only" runs again, and each stored run's line in the run
-//! list (name, progress, accuracy, model), and the queue the page's lanes still take samples from (the engine's
-//! `engine::run::Run` is to replace it once the page drives that run).
-
-use std::collections::VecDeque;
+//! list (name, progress, accuracy, model). The queue the lanes take samples from is the engine's
+//! (`engine::run::Run`).
 
 use serde_json::Value;
 
@@ -56,39 +54,6 @@ pub fn tally(rows: &[Row]) -> (usize, usize, usize) {
 pub fn mark_waiting(rows: &mut [Row], status: &str) {
     for row in rows.iter_mut().filter(|r| !r.is_done() && matches!(r.status.as_str(), "queued" | "running" | "paused")) {
         row.status = status.to_string();
-    }
-}
-
-/// Hands out the samples still to run, lowest index first, each once, to however many lanes ask.
-#[derive(Clone, Debug, Default)]
-pub struct Queue {
-    left: VecDeque<usize>,
-}
-
-impl Queue {
-    /// The samples of `finished` that have no result yet.
-    pub fn of_unfinished(finished: &[bool]) -> Queue {
-        Queue { left: finished.iter().enumerate().filter(|(_, done)| !**done).map(|(i, _)| i).collect() }
-    }
-
-    /// The next sample to run, if any is left.
-    pub fn take(&mut self) -> Option<usize> {
-        self.left.pop_front()
-    }
-
-    /// Samples not handed out yet.
-    pub fn len(&self) -> usize {
-        self.left.len()
-    }
-
-    /// True when every sample was handed out.
-    pub fn is_empty(&self) -> bool {
-        self.left.is_empty()
-    }
-
-    /// Empties the queue (a stop): the samples left stay without a result.
-    pub fn clear(&mut self) {
-        self.left.clear();
     }
 }
 
@@ -202,21 +167,6 @@ mod tests {
             wire: String::new(),
             adaptations: Value::Null,
         }
-    }
-
-    #[test]
-    fn the_queue_hands_each_unfinished_sample_out_once_lowest_first() {
-        let mut queue = Queue::of_unfinished(&[true, false, false, true, false]);
-        assert_eq!(queue.len(), 3);
-        let mut taken = Vec::new();
-        while let Some(i) = queue.take() {
-            taken.push(i);
-        }
-        assert_eq!(taken, vec![1, 2, 4]);
-        assert!(queue.is_empty() && queue.take().is_none());
-        let mut stopped = Queue::of_unfinished(&[false, false]);
-        stopped.clear();
-        assert_eq!(stopped.take(), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::json::{head_text, item_text, tail_text};
 use super::jsonl::write_line;
 use super::{FileFormat, RunInfo, SummaryFacts};
-use crate::engine::generate::{targets, with_slot, GenerateConfig, GenerateError};
+use crate::engine::generate::{check_config, targets, with_slot, GenerateConfig, GenerateError};
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::Task;
 
@@ -28,9 +28,7 @@ impl<'a> SlotFile<'a> {
         if config.may_draw_pictures() {
             return Err(GenerateError::Config("runs with image tasks are written from held samples, not in slots".into()));
         }
-        if config.samples_per_target == 0 {
-            return Err(GenerateError::Config("samples per target must be at least 1".into()));
-        }
+        check_config(config)?;
         let targets = targets(config, registry)?;
         Ok(SlotFile { config, registry, run, format, targets })
     }
@@ -142,5 +140,8 @@ mod tests {
         let mut none = GenerateConfig::new(Topology::Baseline, vec![Family::Math]);
         none.only_targets = vec!["NoSuchTask".into()];
         assert!(SlotFile::new(&none, &registry, &run, FileFormat::Jsonl).is_err());
+        // Settings every run refuses are refused before any slot is made (a ten-million-stage chain).
+        let huge = GenerateConfig::new(Topology::Chain { length: 10_000_000 }, vec![Family::Math]);
+        assert!(matches!(SlotFile::new(&huge, &registry, &run, FileFormat::Json), Err(GenerateError::Config(m)) if m.contains("chain length")));
     }
 }

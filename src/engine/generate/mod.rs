@@ -413,7 +413,9 @@ pub fn generate_sample(config: &GenerateConfig, registry: &Registry, target_inde
     generate_for(config, registry, target_index, target, sample_idx)
 }
 
-fn check_config(config: &GenerateConfig) -> Result<(), GenerateError> {
+/// Refuses settings no run can have (no family, zero samples or attempts, sizes past the limits), as every
+/// generation entry point does before it makes anything.
+pub fn check_config(config: &GenerateConfig) -> Result<(), GenerateError> {
     if config.families.is_empty() {
         return Err(GenerateError::Config("choose at least one family".into()));
     }
