@@ -314,11 +314,17 @@ impl AgentSession {
         TokenEstimator { ratio: self.token_ratio }
     }
 
+    /// The prompt tokens the next turn may take: the model's context length less the turn's completion limit.
+    fn room(&self) -> Option<u64> {
+        let completion = if self.repair_next { self.config.repair_max_tokens } else { self.config.max_tokens };
+        self.config.max_model_len.map(|limit| limit.saturating_sub(u64::from(completion)))
+    }
+
     /// Builds the next request (the strategy's plan: a turn, or an auxiliary call first), or stops when it would
     /// not fit the context window.
     fn request_or_stop(&mut self) -> Step {
         let estimator = self.estimator();
-        let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator };
+        let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator, room: self.room() };
         let (messages, max_tokens, kind) = match self.state.plan(&input) {
             Plan::Send(messages) => (messages, if self.repair_next { self.config.repair_max_tokens } else { self.config.max_tokens }, RequestKind::Turn),
             Plan::Auxiliary(call) => (call.messages, call.max_tokens, call.kind),
@@ -367,7 +373,7 @@ impl AgentSession {
         self.usage.auxiliary_calls += 1;
         self.usage.auxiliary_prompt_tokens += reply.usage.prompt_tokens.unwrap_or(0);
         self.usage.auxiliary_completion_tokens += reply.usage.completion_tokens.unwrap_or_else(|| estimate_tokens(&reply.content));
-        let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator: self.estimator() };
+        let input = ContextInput { messages: &self.messages, spec: &self.input.spec, answers: &self.answers, estimator: self.estimator(), room: self.room() };
         self.state.on_auxiliary_reply(&input, &reply.content);
         self.pending = RequestKind::Turn;
         self.request_or_stop()

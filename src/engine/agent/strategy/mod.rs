@@ -427,6 +427,9 @@ pub struct ContextInput<'a> {
     pub answers: &'a Answers,
     /// Token estimates.
     pub estimator: TokenEstimator,
+    /// The prompt tokens the next request may take when the model's context length is known: the context length
+    /// less the completion limit. `None` when nothing is known; a strategy with a cap of its own keeps within both.
+    pub room: Option<u64>,
 }
 
 /// An extra call a strategy needs before it can build the next request.
@@ -599,7 +602,7 @@ pub(crate) mod testing {
 
     /// The strategy input over a transcript, uncalibrated.
     pub fn input<'a>(messages: &'a [Message], spec: &'a SampleSpec, answers: &'a Answers) -> ContextInput<'a> {
-        ContextInput { messages, spec, answers, estimator: TokenEstimator::default() }
+        ContextInput { messages, spec, answers, estimator: TokenEstimator::default(), room: None }
     }
 
     /// `[system, user(prompt)]`.

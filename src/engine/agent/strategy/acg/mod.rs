@@ -82,7 +82,7 @@ impl StrategyRun for AcgGraph {
     }
 
     fn plan(&self, input: &ContextInput<'_>) -> Plan {
-        Plan::Send(self.messages(self.options.budget_tokens, input))
+        Plan::Send(self.messages(self.cap(input), input))
     }
 
     fn to_json(&self) -> Option<Value> {
@@ -585,6 +585,15 @@ impl AcgGraph {
         }
     }
 
+    /// The view's token cap for the next request: the configured cap, further reduced when less context is left
+    /// (B.1): the room the model's context leaves for the prompt, less what the request carries besides the view
+    /// (system prompt, task prompt and the latest exchange, measured with an empty view).
+    pub fn cap(&self, input: &ContextInput<'_>) -> u64 {
+        let Some(room) = input.room else { return self.options.budget_tokens };
+        let without_view = input.estimator.request(&self.messages(0, input));
+        self.options.budget_tokens.min(room.saturating_sub(without_view))
+    }
+
     /// The messages of the next request: prompt + view, then the latest exchange in full.
     pub fn messages(&self, budget_tokens: u64, input: &ContextInput<'_>) -> Vec<Message> {
         let Some(last_assistant) = input.messages.iter().rposition(|m| m.role == Role::Assistant) else {
@@ -710,6 +719,28 @@ mod tests {
         let tiny = graph.render(60, &input, 8);
         let large = graph.render(5_000, &input, 8);
         assert!(tiny.len() < large.len(), "a cap below one block leaves the header only: {tiny}");
+    }
+
+    #[test]
+    fn the_cap_shrinks_to_the_room_the_context_leaves_and_the_request_then_fits() {
+        let (graph, messages, answers, spec) = run(6, 300);
+        let open = testing::input(&messages, &spec, &answers);
+        assert_eq!(graph.cap(&open), graph.options.budget_tokens, "no context length known: the configured cap");
+        let full_request = TokenEstimator::default().request(&graph.messages(graph.cap(&open), &open));
+        let without_view = TokenEstimator::default().request(&graph.messages(0, &open));
+        let view = full_request - without_view;
+        assert!(view > 60, "a view worth cutting: {full_request} vs {without_view}");
+        // A context that leaves room for only half of the view.
+        let room = without_view + view / 2;
+        let tight = ContextInput { room: Some(room), ..open };
+        let cap = graph.cap(&tight);
+        assert_eq!(cap, view / 2);
+        let sent = TokenEstimator::default().request(&graph.messages(cap, &tight));
+        assert!(sent <= room, "the request fits the room: {sent} > {room}");
+        assert!(sent < full_request);
+        // A roomy context changes nothing; one with no room left leaves the header only.
+        assert_eq!(graph.cap(&ContextInput { room: Some(10_000_000), ..open }), graph.options.budget_tokens);
+        assert_eq!(graph.cap(&ContextInput { room: Some(without_view / 2), ..open }), 0);
     }
 
     #[test]
