@@ -164,6 +164,19 @@ pub fn run_to_end(input: &AgentInput, config: &AgentConfig, mut call: impl FnMut
     }
 }
 
+/// Polls a future that never waits on anything outside itself (scripted backends, in-memory journals) to its
+/// end: the engine's tests drive async code without an executor.
+#[cfg(test)]
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,17 +229,6 @@ mod tests {
             match (&failure.error, &self.shape) {
                 (AgentError::Http { status, .. }, Some(shape)) => shape.borrow_mut().respond(*status, &failure.body),
                 _ => Resend::Stands,
-            }
-        }
-    }
-
-    /// Polls a future that never waits on anything outside itself (all scripted backends are such).
-    fn block_on<F: std::future::Future>(future: F) -> F::Output {
-        let mut future = std::pin::pin!(future);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        loop {
-            if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-                return out;
             }
         }
     }

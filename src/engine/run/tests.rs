@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::engine::agent::driver::block_on;
 use crate::engine::agent::{AgentConfig, ChatReply, Endpoint, Usage};
 use crate::engine::results::RunHeader;
 
@@ -30,17 +31,6 @@ impl Journal for Memory {
     async fn finish(&self, samples: Vec<Value>, complete: bool) -> Result<(), String> {
         *self.closed.borrow_mut() = Some((samples, complete));
         Ok(())
-    }
-}
-
-/// Polls a future that never waits on anything outside itself (the in-memory journal never does).
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    loop {
-        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
     }
 }
 
