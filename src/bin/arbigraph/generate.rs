@@ -9,7 +9,7 @@ use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo,
 use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
 use arbigraph_studio::engine::tasks::image::ImageParams;
-use arbigraph_studio::engine::tasks::registry::builtin_with;
+use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
 use arbigraph_studio::engine::tasks::Family;
 
 use super::files::{fail, write_text, Progress};
@@ -158,7 +158,7 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         let parallel = threads > 1 && total_hint > 1 && !matches!(config.topology, Topology::Custom(_));
         let written = stream(&args.output, &mut progress, &mut |out, progress| {
             if parallel {
-                write_in_threads(threads.min(total_hint), args, &config.families, image_params, &run, format, out, progress)
+                write_in_threads(threads.min(total_hint), &config, &registry, args, image_params, &run, format, out, progress)
             } else if jsonl {
                 dataset::write_jsonl(&config, &registry, out, progress)
             } else {
@@ -233,12 +233,14 @@ fn config_of(args: &Args, topology: Topology, families: Vec<Family>) -> Generate
 }
 
 /// Writes the run with `threads` threads making samples: thread k makes slots k, k + threads, …, each with its
-/// own registry, and the calling thread writes them in slot order, so the bytes are those of one thread. Each
+/// own registry and settings (rebuilt from `args`: tasks are not shared between threads), and the calling thread,
+/// with the run's `config` and `registry`, writes them in slot order, so the bytes are those of one thread. Each
 /// thread runs at most two samples ahead of the writer, so memory stays at a few samples per thread.
 fn write_in_threads(
     threads: usize,
+    config: &GenerateConfig,
+    registry: &Registry,
     args: &Args,
-    families: &[Family],
     image: ImageParams,
     run: &RunInfo,
     format: FileFormat,
@@ -248,6 +250,7 @@ fn write_in_threads(
     use std::sync::mpsc::sync_channel;
     std::thread::scope(|scope| {
         let mut lanes = Vec::with_capacity(threads);
+        let families = &config.families;
         for lane in 0..threads {
             let (send, receive) = sync_channel::<Result<String, GenerateError>>(2);
             lanes.push(receive);
@@ -270,9 +273,7 @@ fn write_in_threads(
                 }
             });
         }
-        let registry = builtin_with(image);
-        let config = config_of(args, plain_topology(args, families).map_err(GenerateError::Config)?, families.to_vec());
-        let file = SlotFile::new(&config, &registry, run, format)?;
+        let file = SlotFile::new(config, registry, run, format)?;
         let total = file.slots();
         for slot in 0..total {
             let text = lanes[slot % threads].recv().map_err(|_| GenerateError::Config(format!("the thread making sample {slot} stopped")))??;
