@@ -4,7 +4,8 @@
 //! (`[data-testid="graph-outline"]`), and so do the instance graph on Browse and "where the chain broke" on
 //! Results; a screen reader reads each entry as one sentence (`OutlineItem::sentence`).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use crate::engine::graph::{GraphIssue, NodeKind, TaskGraph};
 
@@ -70,29 +71,22 @@ pub fn outline(graph: &TaskGraph, issues: &[GraphIssue]) -> (Vec<OutlineItem>, V
             outgoing[from].push(to);
         }
     }
-    // Kahn's order, the ready node earliest in the file first; levels are longest paths.
+    // Kahn's order, the ready node earliest in the file first (a min-heap of positions); levels are longest paths.
     let mut waiting: Vec<usize> = incoming.iter().map(Vec::len).collect();
     let mut level = vec![0usize; nodes.len()];
-    let mut ready: VecDeque<usize> = (0..nodes.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..nodes.len()).filter(|&i| waiting[i] == 0).map(Reverse).collect();
     let mut order = Vec::with_capacity(nodes.len());
     let mut placed = vec![false; nodes.len()];
-    while let Some(i) = ready.pop_front() {
+    while let Some(Reverse(i)) = ready.pop() {
         order.push(i);
         placed[i] = true;
-        let mut freed = Vec::new();
         for &next in &outgoing[i] {
             level[next] = level[next].max(level[i] + 1);
             waiting[next] -= 1;
             if waiting[next] == 0 {
-                freed.push(next);
+                ready.push(Reverse(next));
             }
         }
-        freed.sort_unstable();
-        freed.dedup();
-        // Keep the queue in file order among nodes that are ready at the same time.
-        let mut all: Vec<usize> = ready.drain(..).chain(freed).collect();
-        all.sort_unstable();
-        ready.extend(all);
     }
     order.extend((0..nodes.len()).filter(|&i| !placed[i]));
 

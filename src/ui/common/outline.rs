@@ -1,6 +1,7 @@
 //! The graph outline (`[data-testid="graph-outline"]`): `app::editor::outline`'s entries as an ordered list,
 //! each a button named by its whole sentence, so a screen reader walks the graph node by node and a keyboard
 //! user tabs through it. Clicking an entry hands its node id to `pick` (Design selects and centres the node).
+//! The entries are computed and drawn only while the outline is open.
 
 use leptos::prelude::*;
 
@@ -9,15 +10,16 @@ use crate::app::editor::outline::OutlineItem;
 /// Entries drawn at most; the rest are counted.
 const SHOWN: usize = 400;
 
-/// The outline of a graph: `items` in topological order, `problems` that belong to no node.
+/// The outline of a graph of `count` nodes. `outline` (the entries in topological order and the problems that
+/// belong to no node) is read only while the outline is open, so a closed outline costs nothing when the graph
+/// changes.
 #[component]
 pub fn GraphOutline(
-    /// The entries.
+    /// The entries and the graph's own problems; computed when read.
+    outline: Signal<(Vec<OutlineItem>, Vec<String>)>,
+    /// How many nodes the graph has (for the summary line).
     #[prop(into)]
-    items: Signal<Vec<OutlineItem>>,
-    /// Problems of the whole graph.
-    #[prop(into)]
-    problems: Signal<Vec<String>>,
+    count: Signal<usize>,
     /// What clicking an entry does with its node id.
     #[prop(optional)]
     pick: Option<Callback<String>>,
@@ -25,42 +27,44 @@ pub fn GraphOutline(
     #[prop(optional)]
     open: bool,
 ) -> impl IntoView {
-    let count = move || items.with(Vec::len);
+    let is_open = RwSignal::new(open);
+    let toggle = move |ev: leptos::ev::Event| {
+        let details: web_sys::HtmlDetailsElement = event_target(&ev);
+        is_open.set(details.open());
+    };
     view! {
-        <details class="graph-outline" data-testid="graph-outline" open=open>
-            <summary>{move || format!("Outline: {} node{}, sources first", count(), if count() == 1 { "" } else { "s" })}</summary>
-            {move || problems.with(|p| (!p.is_empty()).then(|| view! {
-                <ul class="graph-outline-problems">{p.iter().map(|text| view! { <li class="issue--error">{text.clone()}</li> }).collect_view()}</ul>
-            }))}
-            <ol class="graph-outline-list" aria-label="Graph outline: each node, sources first, with its inputs and what it feeds">
-                {move || items.with(|all| {
-                    let more = all.len().saturating_sub(SHOWN);
-                    let entries = all.iter().take(SHOWN).map(|item| {
-                        let id = item.id.clone();
-                        let sentence = item.sentence();
-                        let click = move |_| {
-                            if let Some(pick) = pick {
-                                pick.run(id.clone());
-                            }
-                        };
-                        let inputs = if item.inputs.is_empty() { "no inputs".to_string() } else { format!("from {}", item.inputs.join(", ")) };
-                        let feeds = if item.feeds.is_empty() { String::new() } else { format!(" · feeds {}", item.feeds.join(", ")) };
-                        view! {
-                            <li data-node-id=item.id.clone() class:graph-outline-target=item.target class:graph-outline-problem=!item.problems.is_empty()
-                                style=format!("--outline-level: {}", item.level.min(12))>
-                                <button type="button" class="graph-outline-node mono" aria-label=sentence on:click=click>{item.id.clone()}</button>
-                                <span class="graph-outline-what">{item.what.clone()}{item.target.then_some(" · target")}</span>
-                                <span class="graph-outline-edges muted">{inputs}{feeds}</span>
-                                {item.problems.iter().map(|p| view! { <span class="graph-outline-issue">{p.clone()}</span> }).collect_view()}
-                            </li>
-                        }
-                    }).collect_view();
-                    view! {
-                        {entries}
-                        {(more > 0).then(|| view! { <li class="graph-outline-more">{format!("… and {more} more nodes")}</li> })}
-                    }
+        <details class="graph-outline" data-testid="graph-outline" open=open on:toggle=toggle>
+            <summary>{move || format!("Outline: {} node{}, sources first", count.get(), if count.get() == 1 { "" } else { "s" })}</summary>
+            {move || is_open.get().then(|| outline.with(|(items, problems)| view! {
+                {(!problems.is_empty()).then(|| view! {
+                    <ul class="graph-outline-problems">{problems.iter().map(|text| view! { <li class="issue--error">{text.clone()}</li> }).collect_view()}</ul>
                 })}
-            </ol>
+                <ol class="graph-outline-list" aria-label="Graph outline: each node, sources first, with its inputs and what it feeds">
+                    {items.iter().take(SHOWN).map(|item| entry(item, pick)).collect_view()}
+                    {(items.len() > SHOWN).then(|| view! { <li class="graph-outline-more">{format!("… and {} more nodes", items.len() - SHOWN)}</li> })}
+                </ol>
+            }))}
         </details>
+    }
+}
+
+/// One node's entry: a button named by its sentence, then what it is, its edges and its problems.
+fn entry(item: &OutlineItem, pick: Option<Callback<String>>) -> impl IntoView {
+    let id = item.id.clone();
+    let click = move |_| {
+        if let Some(pick) = pick {
+            pick.run(id.clone());
+        }
+    };
+    let inputs = if item.inputs.is_empty() { "no inputs".to_string() } else { format!("from {}", item.inputs.join(", ")) };
+    let feeds = if item.feeds.is_empty() { String::new() } else { format!(" · feeds {}", item.feeds.join(", ")) };
+    view! {
+        <li data-node-id=item.id.clone() class:graph-outline-target=item.target class:graph-outline-problem=!item.problems.is_empty()
+            style=format!("--outline-level: {}", item.level.min(12))>
+            <button type="button" class="graph-outline-node mono" aria-label=item.sentence() on:click=click>{item.id.clone()}</button>
+            <span class="graph-outline-what">{item.what.clone()}{item.target.then_some(" · target")}</span>
+            <span class="graph-outline-edges muted">{inputs}{feeds}</span>
+            {item.problems.iter().map(|p| view! { <span class="graph-outline-issue">{p.clone()}</span> }).collect_view()}
+        </li>
     }
 }

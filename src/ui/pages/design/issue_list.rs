@@ -37,11 +37,15 @@ pub fn IssueList() -> impl IntoView {
             (e, w) => format!("{e} error{} and {w} warning{}: generation needs the errors fixed.", if e == 1 { "" } else { "s" }, if w == 1 { "" } else { "s" }),
         }
     };
-    // The outline follows the graph and its issues.
-    let shaped = Memo::new(move |_| {
+    // The outline follows the graph and its issues; computed only when the outline reads it (while open).
+    let shaped = Signal::derive(move || {
         design.graph_rev.track();
         let issues = design.issues.get();
         design.read(|m| outline(m.graph(), &issues))
+    });
+    let count = Signal::derive(move || {
+        design.graph_rev.track();
+        design.read(|m| m.graph().nodes().len())
     });
     let pick = Callback::new(move |id: String| design.update(|m| m.focus(&NodeId(id))));
     view! {
@@ -76,7 +80,7 @@ pub fn IssueList() -> impl IntoView {
                     }
                 }}
             </ul>
-            <GraphOutline items=Signal::derive(move || shaped.with(|s| s.0.clone())) problems=Signal::derive(move || shaped.with(|s| s.1.clone())) pick=pick />
+            <GraphOutline outline=shaped count=count pick=pick />
         </div>
     }
 }
