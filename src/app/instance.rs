@@ -8,7 +8,8 @@ use serde_json::Value as Json;
 use crate::app::catalog::{Row, ROW_ANSWER_CHARS};
 use crate::engine::render::shorten;
 use crate::app::drawing::Drawing;
-use crate::engine::dataset::shape::{family_of, topology_of};
+use crate::engine::dataset::shape::family_of;
+use crate::engine::dataset::SampleRecord;
 use crate::engine::value::Value;
 
 /// One stage's ground truth.
@@ -128,41 +129,26 @@ impl PictureView {
 /// The pictures of `record`: a dataset record's `images`, or a JSONL line's `metadata.images` (whose inline
 /// pictures are the `image_url` parts of its prompt, in order).
 pub fn pictures_of(record: &Json) -> Vec<PictureView> {
-    let entries = record.get("images").or_else(|| metadata(record).and_then(|m| m.get("images"))).and_then(Json::as_array);
-    let Some(entries) = entries else { return Vec::new() };
-    let prompt_urls: Vec<&str> = record
-        .get("prompt_parts")
-        .or_else(|| record.get("prompt"))
-        .and_then(Json::as_array)
-        .map(|parts| parts.iter().filter_map(|p| p.get("image_url").and_then(|u| u.get("url")).and_then(Json::as_str)).collect())
-        .unwrap_or_default();
-    entries
+    pictures_in(&SampleRecord::parse(record))
+}
+
+/// The pictures of a record already read.
+pub fn pictures_in(record: &SampleRecord) -> Vec<PictureView> {
+    record
+        .pictures
         .iter()
-        .enumerate()
-        .map(|(k, entry)| {
-            let meta = entry.get("metadata");
-            let number = |key: &str| meta.and_then(|m| m.get(key)).and_then(Json::as_f64).unwrap_or(0.0);
-            let inline = entry.get("data_url").and_then(Json::as_str).or_else(|| prompt_urls.get(k).copied()).filter(|u| u.starts_with("data:image/"));
-            let source = match (inline, entry.get("file").and_then(Json::as_str)) {
-                (Some(url), _) => PictureSource::Inline(url.to_string()),
-                (None, Some(file)) => PictureSource::File(file.to_string()),
+        .map(|p| PictureView {
+            image_index: p.image_index,
+            task_number: p.task_number,
+            source: match (&p.data_url, &p.file) {
+                (Some(url), _) => PictureSource::Inline(url.clone()),
+                (None, Some(file)) => PictureSource::File(file.clone()),
                 (None, None) => PictureSource::Missing,
-            };
-            let path = meta
-                .and_then(|m| m.get("selected_path"))
-                .and_then(|p| p.get("polyline"))
-                .and_then(Json::as_array)
-                .map(|points| points.iter().filter_map(|pt| Some((pt.get(0)?.as_f64()?, pt.get(1)?.as_f64()?))).collect())
-                .unwrap_or_default();
-            PictureView {
-                image_index: entry.get("image_index").and_then(Json::as_u64).unwrap_or(k as u64 + 1),
-                task_number: entry.get("task_number").and_then(Json::as_u64).unwrap_or(0),
-                source,
-                width: number("width"),
-                height: number("height"),
-                path,
-                truth: entry.get("ground_truth").map(repr).unwrap_or_default(),
-            }
+            },
+            width: p.width,
+            height: p.height,
+            path: p.path.clone(),
+            truth: p.truth.as_ref().map(repr).unwrap_or_default(),
         })
         .collect()
 }
@@ -172,123 +158,58 @@ pub fn repr(json: &Json) -> String {
     Value::from_json(json).map(|v| v.repr()).unwrap_or_else(|_| json.to_string())
 }
 
-fn metadata(record: &Json) -> Option<&Json> {
-    record.get("metadata").filter(|m| m.is_object())
-}
-
-/// The record's graded answer: `ground_truth`, or a JSONL line's `answer`.
-fn answer_json(record: &Json) -> Option<&Json> {
-    record.get("ground_truth").or_else(|| record.get("answer"))
-}
-
 /// The list row of `record`, at position `index` of a file whose summary `mode` is `mode`.
 pub fn row_of(index: usize, record: &Json, mode: &str, origin: Option<(usize, usize)>) -> Row {
-    let meta = metadata(record);
-    let meta_text = |key: &str| meta.and_then(|m| m.get(key)).and_then(Json::as_str).map(str::to_string);
-    let topology = meta_text("topology").unwrap_or_else(|| topology_of(record).to_string());
-    let family = meta_text("family").unwrap_or_else(|| family_of(record, mode));
-    let target = record.get("task_name").and_then(Json::as_str).map(str::to_string).or_else(|| meta_text("task_name")).unwrap_or_default();
-    let sample_idx = record.get("sample_idx").or_else(|| meta.and_then(|m| m.get("sample_idx"))).and_then(Json::as_u64).map(|n| n as u32);
-    let prompt_chars = record.get("prompt").and_then(Json::as_str).map(|p| p.chars().count()).unwrap_or(0);
+    let read = SampleRecord::parse(record);
+    let family = match (&read.target_family, read.jsonl) {
+        (Some(family), true) => family.clone(),
+        _ => family_of(record, mode),
+    };
     Row {
         index,
-        topology,
+        topology: read.topology.as_str().to_string(),
         family,
-        target,
-        stages: stage_count(record),
-        sample_idx,
-        answer: answer_json(record).map(|a| shorten(&repr(a), ROW_ANSWER_CHARS)).unwrap_or_default(),
-        prompt_chars,
+        target: read.task_name.clone().unwrap_or_default(),
+        // A reference forgetting record may store fewer distractors than its target's number says.
+        stages: read.stages.iter().filter_map(|s| s.number).max().map_or(0, |n| n as usize).max(read.stages.len()).max(1),
+        sample_idx: read.sample_idx.map(|n| n as u32),
+        answer: read.truth.as_ref().map(|a| shorten(&repr(a), ROW_ANSWER_CHARS)).unwrap_or_default(),
+        prompt_chars: read.prompt.as_ref().map(|p| p.chars().count()).unwrap_or(0),
         origin,
     }
 }
 
-fn array_len(json: &Json, path: &[&str]) -> Option<usize> {
-    path.iter().try_fold(json, |j, key| j.get(key)).and_then(Json::as_array).map(Vec::len)
-}
-
-/// Task stages in the sample's prompt.
-fn stage_count(record: &Json) -> usize {
-    if let Some(meta) = metadata(record) {
-        return meta.get("stage_ground_truths").and_then(Json::as_object).map(|m| m.len()).filter(|&n| n > 0).unwrap_or(1);
-    }
-    let counted = match topology_of(record) {
-        "custom" => array_len(record, &["custom_dag", "stages"]),
-        "multichain" => array_len(record, &["multi_chain", "stages"]),
-        "chain" => array_len(record, &["chain", "distractors"]).map(|n| n + 1),
-        "forgetting" => record["forgetting"].get("target_task_number").and_then(Json::as_u64).map(|n| n as usize).or_else(|| array_len(record, &["forgetting", "distractors"]).map(|n| n + 1)),
-        _ => Some(1),
-    };
-    counted.unwrap_or(1)
-}
-
-fn stage_truth(stage: &Json, fallback_number: usize) -> Option<StageTruth> {
-    let truth = stage.get("ground_truth")?;
-    let number = stage.get("task_number").and_then(Json::as_u64).map(|n| n as usize).unwrap_or(fallback_number);
-    let task = stage.get("task_name").and_then(Json::as_str).map(str::to_string).or_else(|| stage.get("template_index").map(|t| format!("template {t}"))).unwrap_or_default();
-    Some(StageTruth { name: format!("task_{number}_out"), task, truth: repr(truth) })
-}
-
 /// Every stage's ground truth the record stores, in prompt order (the target last).
 pub fn stage_truths(record: &Json) -> Vec<StageTruth> {
-    if let Some(meta) = metadata(record) {
-        let target_task = meta.get("task_name").and_then(Json::as_str).unwrap_or("");
-        let truths = meta.get("stage_ground_truths").and_then(Json::as_object);
-        let count = truths.map(|t| t.len()).unwrap_or(0);
-        return truths
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, (name, truth))| StageTruth { name: name.clone(), task: if i + 1 == count { target_task.to_string() } else { String::new() }, truth: repr(truth) })
-            .collect();
-    }
-    let list = |path: &[&str]| -> Vec<Json> { path.iter().try_fold(record, |j, key| j.get(key)).and_then(Json::as_array).cloned().unwrap_or_default() };
-    let stages: Vec<Json> = match topology_of(record) {
-        "custom" => list(&["custom_dag", "stages"]),
-        "multichain" => list(&["multi_chain", "stages"]),
-        "chain" => {
-            let mut stages = list(&["chain", "distractors"]);
-            stages.extend(record["chain"].get("target").cloned());
-            stages
-        }
-        "forgetting" => {
-            let stages = list(&["forgetting", "stages"]);
-            if stages.is_empty() {
-                list(&["forgetting", "distractors"])
-            } else {
-                stages
-            }
-        }
-        _ => Vec::new(),
-    };
-    let mut truths: Vec<StageTruth> = stages.iter().enumerate().filter_map(|(i, s)| stage_truth(s, i + 1)).collect();
-    let (answer_name, answer) = answer_of(record);
+    let read = SampleRecord::parse(record);
+    let mut truths: Vec<StageTruth> = read
+        .stages
+        .iter()
+        .filter_map(|stage| {
+            let truth = stage.truth.as_ref()?;
+            Some(StageTruth { name: stage.output_name()?, task: stage.label.clone().unwrap_or_default(), truth: repr(truth) })
+        })
+        .collect();
+    let (answer_name, answer) = answer_in(&read);
     if !answer.is_empty() && truths.last().is_none_or(|t| t.name != answer_name) {
-        let task = record.get("task_name").and_then(Json::as_str).unwrap_or("").to_string();
-        truths.push(StageTruth { name: answer_name, task, truth: answer });
+        truths.push(StageTruth { name: answer_name, task: read.task_name.clone().unwrap_or_default(), truth: answer });
     }
     truths
 }
 
 /// The graded output's name and ground truth.
 pub fn answer_of(record: &Json) -> (String, String) {
-    let meta = metadata(record);
-    let declared = record.get("target_output_name").or_else(|| meta.and_then(|m| m.get("target_output_name"))).and_then(Json::as_str);
-    let name = declared.map(str::to_string).unwrap_or_else(|| format!("task_{}_out", target_number(record)));
-    (name, answer_json(record).map(repr).unwrap_or_default())
+    answer_in(&SampleRecord::parse(record))
 }
 
-fn target_number(record: &Json) -> usize {
-    ["chain", "forgetting", "multi_chain"]
-        .iter()
-        .find_map(|key| record.get(key).and_then(|t| t.get("target_task_number")).and_then(Json::as_u64))
-        .map(|n| n as usize)
-        .unwrap_or_else(|| stage_count(record))
+fn answer_in(record: &SampleRecord) -> (String, String) {
+    let name = record.target_output_name().unwrap_or_else(|| format!("task_{}_out", record.stages.len().max(1)));
+    (name, record.truth.as_ref().map(repr).unwrap_or_default())
 }
 
 /// The run's seed: a JSONL line's own, else the file summary's.
 pub fn seed_of(record: &Json, summary: Option<&Json>) -> Option<u64> {
-    metadata(record).and_then(|m| m.get("seed")).or_else(|| summary.and_then(|s| s.get("seed"))).and_then(Json::as_u64)
+    SampleRecord::parse(record).seed.or_else(|| summary.and_then(|s| s.get("seed")).and_then(Json::as_u64))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::shape::topology_of;
+use super::record::{AdapterOp, SampleRecord, Stage, Topology};
 use crate::engine::graph::{Edge, Node, NodeId, NodeKind, TaskGraph, TaskNode};
 use crate::engine::value::Value;
 
@@ -24,38 +24,73 @@ const NOTE_CHARS: usize = 60;
 /// The graph of a sample record: reference-layout records (every topology) and our JSONL lines. `None` when
 /// the record names no stage at all.
 pub fn instance_graph(sample: &Json) -> Option<InstanceGraph> {
-    let mut builder = Builder::default();
-    if let Some(meta) = sample.get("metadata") {
-        builder.add_jsonl(sample, meta);
-    } else {
-        match topology_of(sample) {
-            "custom" => builder.add_custom(sample),
-            "multichain" => builder.add_multichain(sample),
-            "chain" => builder.add_chain(sample),
-            "forgetting" => builder.add_forgetting(sample),
-            _ => builder.add_baseline(sample),
-        }
-    }
-    if builder.nodes.is_empty() {
+    graph_of(&SampleRecord::parse(sample))
+}
+
+/// The graph of a record already read.
+pub fn graph_of(record: &SampleRecord) -> Option<InstanceGraph> {
+    if record.stages.is_empty() {
         return None;
     }
-    let target = builder.nodes.iter().rev().find(|n| matches!(n.kind, NodeKind::Task(_))).map(|n| n.id.clone());
-    Some(InstanceGraph { graph: TaskGraph::from_parts(builder.nodes, builder.edges, target), notes: builder.notes })
-}
-
-#[derive(Default)]
-struct Builder {
-    nodes: Vec<Node>,
-    edges: Vec<Edge>,
-    notes: BTreeMap<String, Vec<String>>,
-}
-
-fn text(json: &Json, key: &str) -> Option<String> {
-    json.get(key).and_then(|v| match v {
-        Json::String(s) => Some(s.clone()),
-        Json::Number(n) => Some(n.to_string()),
-        _ => None,
-    })
+    let family = record.target_family.clone().unwrap_or_default();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut notes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let add_task = |stage: &Stage, nodes: &mut Vec<Node>, notes: &mut BTreeMap<String, Vec<String>>| {
+        let task = TaskNode {
+            family: stage.family.clone().unwrap_or_else(|| family.clone()),
+            task_id: stage.task_id,
+            input_kind: stage.input_kind.clone(),
+            output_kind: stage.output_kind.clone(),
+            function: None,
+        };
+        nodes.push(Node { id: NodeId(stage.id.clone()), kind: NodeKind::Task(task), position: None });
+        let mut lines: Vec<String> = stage.label.iter().cloned().collect();
+        if let Some(truth) = &stage.truth {
+            lines.push(format!("{} = {}", stage.output_name().unwrap_or_else(|| "out".into()), short_value(truth)));
+        }
+        notes.insert(stage.id.clone(), lines);
+    };
+    let add_adapter = |i: usize, nodes: &mut Vec<Node>, notes: &mut BTreeMap<String, Vec<String>>| {
+        let adapter = &record.adapters[i];
+        let kind = match &adapter.op {
+            AdapterOp::Pick { index } => NodeKind::Pick { index: *index },
+            AdapterOp::Pack => NodeKind::Pack,
+            AdapterOp::Other(op) => NodeKind::Unknown { kind: "adapter".into(), op: Some(op.clone()) },
+        };
+        nodes.push(Node { id: NodeId(adapter.id.clone()), kind, position: None });
+        // A multichain's split and join show the input they make; a custom adapter its value.
+        let note = match (record.topology, &adapter.truth) {
+            (Topology::Custom, Some(truth)) => Some(format!("{} = {}", adapter.name, short_value(truth))),
+            (Topology::Custom, None) => None,
+            _ => Some(adapter.name.clone()),
+        };
+        if let Some(note) = note {
+            notes.insert(adapter.id.clone(), vec![note]);
+        }
+    };
+    if record.topology == Topology::Custom {
+        // Tasks, then adapters, then the target last, as the drawing's reading order expects.
+        let target_last = record.target_node.as_ref().is_some_and(|t| record.stages.last().is_some_and(|s| s.id == *t));
+        let split = if target_last { record.stages.len() - 1 } else { record.stages.len() };
+        record.stages[..split].iter().for_each(|s| add_task(s, &mut nodes, &mut notes));
+        (0..record.adapters.len()).for_each(|i| add_adapter(i, &mut nodes, &mut notes));
+        record.stages[split..].iter().for_each(|s| add_task(s, &mut nodes, &mut notes));
+    } else {
+        // Each split or join right before the task it feeds.
+        let mut placed = vec![false; record.adapters.len()];
+        for stage in &record.stages {
+            for (i, adapter) in record.adapters.iter().enumerate() {
+                if !placed[i] && record.wires.iter().any(|w| w.from == adapter.id && w.to == stage.id) {
+                    placed[i] = true;
+                    add_adapter(i, &mut nodes, &mut notes);
+                }
+            }
+            add_task(stage, &mut nodes, &mut notes);
+        }
+    }
+    let edges = record.wires.iter().map(|w| Edge { source: NodeId(w.from.clone()), destination: NodeId(w.to.clone()), slot: w.slot }).collect();
+    let target = nodes.iter().rev().find(|n| matches!(n.kind, NodeKind::Task(_))).map(|n| n.id.clone());
+    Some(InstanceGraph { graph: TaskGraph::from_parts(nodes, edges, target), notes })
 }
 
 /// Python's printing of a stored value (the JSON text when it is not a dataset value), shortened.
@@ -68,250 +103,6 @@ fn short_value(json: &Json) -> String {
     } else {
         full
     }
-}
-
-impl Builder {
-    fn add_task(&mut self, id: &str, stage: &Json, fallback_family: &str) {
-        let family = text(stage, "family").unwrap_or_else(|| fallback_family.to_string());
-        let task = TaskNode { family, task_id: stage.get("task_id").and_then(Json::as_i64), input_kind: text(stage, "input_kind"), output_kind: text(stage, "output_kind"), function: None };
-        self.nodes.push(Node { id: NodeId(id.to_string()), kind: NodeKind::Task(task), position: None });
-        let mut notes = Vec::new();
-        if let Some(name) = text(stage, "task_name").or_else(|| text(stage, "template_index").map(|t| format!("template {t}"))) {
-            notes.push(name);
-        }
-        if let Some(truth) = stage.get("ground_truth") {
-            let number = stage.get("task_number").and_then(Json::as_u64);
-            let name = number.map(|n| format!("task_{n}_out")).unwrap_or_else(|| "out".into());
-            notes.push(format!("{name} = {}", short_value(truth)));
-        }
-        self.notes.insert(id.to_string(), notes);
-    }
-
-    fn add_adapter(&mut self, id: &str, kind: NodeKind, note: Option<String>) {
-        self.nodes.push(Node { id: NodeId(id.to_string()), kind, position: None });
-        if let Some(note) = note {
-            self.notes.insert(id.to_string(), vec![note]);
-        }
-    }
-
-    fn edge(&mut self, from: &str, to: &str, slot: Option<i64>) {
-        self.edges.push(Edge { source: NodeId(from.to_string()), destination: NodeId(to.to_string()), slot });
-    }
-
-    /// The sample's own facts as a stage record (the target of baseline and JSONL records).
-    fn target_stage(sample: &Json, number: u64) -> Json {
-        let mut stage = serde_json::Map::new();
-        stage.insert("task_number".into(), number.into());
-        for key in ["task_name", "task_id", "ground_truth"] {
-            if let Some(v) = sample.get(key) {
-                stage.insert(key.into(), v.clone());
-            }
-        }
-        if let Some(f) = sample.get("target_family") {
-            stage.insert("family".into(), f.clone());
-        }
-        Json::Object(stage)
-    }
-
-    fn add_baseline(&mut self, sample: &Json) {
-        let family = text(sample, "target_family").unwrap_or_default();
-        self.add_task("task_1", &Self::target_stage(sample, 1), &family);
-    }
-
-    fn add_forgetting(&mut self, sample: &Json) {
-        let family = text(sample, "target_family").unwrap_or_default();
-        let forgetting = &sample["forgetting"];
-        let stages: Vec<Json> = match forgetting.get("stages").and_then(Json::as_array) {
-            Some(stages) => stages.clone(),
-            None => {
-                let mut stages: Vec<Json> = forgetting.get("distractors").and_then(Json::as_array).cloned().unwrap_or_default();
-                let number = forgetting.get("target_task_number").and_then(Json::as_u64).unwrap_or(stages.len() as u64 + 1);
-                stages.push(Self::target_stage(sample, number));
-                stages
-            }
-        };
-        for (i, stage) in stages.iter().enumerate() {
-            let number = stage.get("task_number").and_then(Json::as_u64).unwrap_or(i as u64 + 1);
-            self.add_task(&format!("task_{number}"), stage, &family);
-        }
-    }
-
-    fn add_chain(&mut self, sample: &Json) {
-        let family = text(sample, "target_family").unwrap_or_default();
-        let chain = &sample["chain"];
-        let mut stages: Vec<Json> = chain.get("distractors").and_then(Json::as_array).cloned().unwrap_or_default();
-        match chain.get("target") {
-            Some(target) => stages.push(target.clone()),
-            None => stages.push(Self::target_stage(sample, stages.len() as u64 + 1)),
-        }
-        self.linear(&stages, &family);
-    }
-
-    /// Stages in order, each fed by the one before.
-    fn linear(&mut self, stages: &[Json], family: &str) {
-        let mut previous: Option<String> = None;
-        for (i, stage) in stages.iter().enumerate() {
-            let number = stage.get("task_number").and_then(Json::as_u64).unwrap_or(i as u64 + 1);
-            let id = format!("task_{number}");
-            self.add_task(&id, stage, family);
-            if let Some(prev) = previous {
-                self.edge(&prev, &id, None);
-            }
-            previous = Some(id);
-        }
-    }
-
-    fn add_multichain(&mut self, sample: &Json) {
-        let family = text(sample, "target_family").unwrap_or_default();
-        let mc = &sample["multi_chain"];
-        let stages = mc.get("stages").and_then(Json::as_array).cloned().unwrap_or_default();
-        let blocks = mc.get("branch_blocks").and_then(Json::as_array).cloned().unwrap_or_default();
-        // Branch inputs (`task_3_input`) come from a pick of the expansion; recombined inputs from a pack.
-        let mut picks: BTreeMap<String, (String, i64)> = BTreeMap::new();
-        let mut packs: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for block in &blocks {
-            let expansion = block.get("expansion_task_number").and_then(Json::as_u64).unwrap_or(0);
-            for (i, branch) in block.get("branches").and_then(Json::as_array).into_iter().flatten().enumerate() {
-                if let Some(input) = text(branch, "input_name") {
-                    picks.insert(input, (format!("task_{expansion}"), i as i64));
-                }
-            }
-            if let Some(next) = text(block, "next_input_name") {
-                let finals = block
-                    .get("branches")
-                    .and_then(Json::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|b| b.get("stages").and_then(Json::as_array).and_then(|s| s.last()).and_then(|s| s.get("task_number")).and_then(Json::as_u64))
-                    .map(|n| format!("task_{n}"))
-                    .collect();
-                packs.insert(next, finals);
-            }
-        }
-        for stage in &stages {
-            let Some(number) = stage.get("task_number").and_then(Json::as_u64) else { continue };
-            let id = format!("task_{number}");
-            let input = text(stage, "input_name").unwrap_or_default();
-            if let Some((from, index)) = picks.get(&input) {
-                let pick = format!("pick_{number}");
-                self.add_adapter(&pick, NodeKind::Pick { index: *index }, Some(input.clone()));
-                self.edge(from, &pick, None);
-                self.add_task(&id, stage, &family);
-                self.edge(&pick, &id, None);
-            } else if let Some(finals) = packs.get(&input) {
-                let pack = format!("pack_{number}");
-                self.add_adapter(&pack, NodeKind::Pack, Some(input.clone()));
-                for (slot, from) in finals.iter().enumerate() {
-                    self.edge(from, &pack, Some(slot as i64));
-                }
-                self.add_task(&id, stage, &family);
-                self.edge(&pack, &id, None);
-            } else {
-                self.add_task(&id, stage, &family);
-                if let Some(from) = input.strip_suffix("_out") {
-                    self.edge(from, &id, None);
-                }
-            }
-        }
-    }
-
-    fn add_custom(&mut self, sample: &Json) {
-        let family = text(sample, "target_family").unwrap_or_default();
-        let dag = &sample["custom_dag"];
-        let prompt = sample.get("prompt").and_then(Json::as_str).unwrap_or("");
-        let stages = dag.get("stages").and_then(Json::as_array).cloned().unwrap_or_default();
-        let adapters = dag.get("adapters").and_then(Json::as_array).cloned().unwrap_or_default();
-        let mut edges: Vec<(String, String, Option<i64>)> = Vec::new();
-        for stage in &stages {
-            let Some(id) = text(stage, "node_id") else { continue };
-            self.add_task(&id, stage, &family);
-            if let Some(from) = text(stage, "input_node_id") {
-                edges.push((from, id, None));
-            }
-        }
-        for adapter in &adapters {
-            let Some(id) = text(adapter, "node_id") else { continue };
-            let op = text(adapter, "op").unwrap_or_default();
-            let output = text(adapter, "output_name").unwrap_or_default();
-            let inputs: Vec<String> = adapter.get("input_node_ids").and_then(Json::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
-            let kind = match op.as_str() {
-                "pack" => NodeKind::Pack,
-                "pick" => match pick_index(prompt, &output) {
-                    Some(index) => NodeKind::Pick { index },
-                    None => NodeKind::Unknown { kind: "adapter".into(), op: Some(op.clone()) },
-                },
-                _ => NodeKind::Unknown { kind: "adapter".into(), op: Some(op.clone()) },
-            };
-            let slots = matches!(kind, NodeKind::Pack);
-            let note = adapter.get("ground_truth").map(|v| format!("{output} = {}", short_value(v)));
-            self.add_adapter(&id, kind, note);
-            for (slot, from) in inputs.into_iter().enumerate() {
-                edges.push((from, id.clone(), slots.then_some(slot as i64)));
-            }
-        }
-        let target = text(sample, "target_node");
-        // Draw the target last, as the drawing's reading order expects.
-        if let Some(target) = target {
-            if let Some(at) = self.nodes.iter().position(|n| n.id.0 == target) {
-                let node = self.nodes.remove(at);
-                self.nodes.push(node);
-            }
-        }
-        for (from, to, slot) in edges {
-            self.edge(&from, &to, slot);
-        }
-    }
-
-    /// JSONL lines keep the topology and every stage's ground truth, not the wiring: chains are drawn as
-    /// chains, other shapes as their stages alone.
-    fn add_jsonl(&mut self, sample: &Json, meta: &Json) {
-        let family = text(meta, "family").unwrap_or_default();
-        let topology = text(meta, "topology").unwrap_or_default();
-        let truths = meta.get("stage_ground_truths").and_then(Json::as_object);
-        let mut stages: Vec<Json> = Vec::new();
-        if let Some(truths) = truths {
-            for (name, truth) in truths {
-                let number = name.strip_prefix("task_").and_then(|r| r.strip_suffix("_out")).and_then(|n| n.parse::<u64>().ok());
-                let mut stage = serde_json::Map::new();
-                if let Some(n) = number {
-                    stage.insert("task_number".into(), n.into());
-                }
-                stage.insert("ground_truth".into(), truth.clone());
-                stages.push(Json::Object(stage));
-            }
-        }
-        if let Some(last) = stages.last_mut().and_then(Json::as_object_mut) {
-            for key in ["task_name", "task_id"] {
-                if let Some(v) = meta.get(key) {
-                    last.insert(key.into(), v.clone());
-                }
-            }
-        }
-        if stages.is_empty() {
-            let mut target = Self::target_stage(meta, 1);
-            if let (Some(obj), Some(answer)) = (target.as_object_mut(), sample.get("answer")) {
-                obj.insert("ground_truth".into(), answer.clone());
-            }
-            stages.push(target);
-        }
-        if topology == "chain" {
-            self.linear(&stages, &family);
-        } else {
-            for (i, stage) in stages.iter().enumerate() {
-                let number = stage.get("task_number").and_then(Json::as_u64).unwrap_or(i as u64 + 1);
-                self.add_task(&format!("task_{number}"), stage, &family);
-            }
-        }
-    }
-}
-
-/// The index a pick adapter takes, read from the prompt's `Define <output> = <input>[<index>].` line.
-fn pick_index(prompt: &str, output: &str) -> Option<i64> {
-    let start = format!("Define {output} = ");
-    let line = prompt.lines().find(|l| l.starts_with(&start))?;
-    let open = line.rfind('[')?;
-    let close = line[open..].find(']')? + open;
-    line[open + 1..close].trim().parse().ok()
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod jsonl;
 mod members;
 mod pretty;
 mod read;
+pub mod record;
 pub mod shape;
 pub mod site;
 mod slots;
@@ -29,6 +30,7 @@ pub use json::{write_json, write_json_samples};
 pub use jsonl::{to_jsonl, to_jsonl_with, write_jsonl};
 pub use pretty::to_pretty_string;
 pub use read::{read_dataset, DatasetText, ReadError};
+pub use record::SampleRecord;
 pub use slots::SlotFile;
 
 use serde_json::{json, Map, Value as Json};

@@ -6,17 +6,7 @@ use serde_json::Value as Json;
 
 /// The topology of a sample: `baseline`, `forgetting`, `chain`, `multichain` or `custom`.
 pub fn topology_of(sample: &Json) -> &'static str {
-    if sample.get("custom_dag").is_some() {
-        "custom"
-    } else if sample.get("multi_chain").is_some() {
-        "multichain"
-    } else if sample.get("chain").is_some() {
-        "chain"
-    } else if sample.get("forgetting").is_some() {
-        "forgetting"
-    } else {
-        "baseline"
-    }
+    super::record::Topology::of(sample).as_str()
 }
 
 /// The target family of a sample: the declared `target_family`, else what its task name and fields show

@@ -10,6 +10,7 @@ pub mod lenient;
 pub mod metrics;
 
 use collect::{grading_text, last_boxed_content, split_label, Answers};
+use crate::engine::dataset::record::{parse_io_name, SampleRecord, Topology};
 use crate::engine::literal::{parse_literal, Literal};
 use num_bigint::BigInt;
 use num_traits::FromPrimitive;
@@ -132,27 +133,31 @@ pub enum SpecError {
     NoTruth { index: usize },
 }
 
-fn out_name(task_number: u64) -> String {
-    format!("task_{task_number}_out")
-}
-
-/// Parses `task_<n>_out` / `task_<n>_input` into `(n, is_output)`.
-fn parse_io_name(name: &str) -> Option<(u64, bool)> {
-    let rest = name.strip_prefix("task_")?;
-    if let Some(n) = rest.strip_suffix("_out") {
-        return n.parse().ok().map(|n| (n, true));
-    }
-    rest.strip_suffix("_input")?.parse().ok().map(|n| (n, false))
-}
-
 impl SampleSpec {
     /// Reads a dataset or results sample (reference layout). `index` only locates errors.
     pub fn from_json(sample: &serde_json::Value, index: usize) -> Result<SampleSpec, SpecError> {
-        let prompt = sample.get("prompt").and_then(|p| p.as_str()).ok_or(SpecError::NoPrompt { index })?.to_string();
-        let truth = sample.get("ground_truth").map(Literal::from_json).ok_or(SpecError::NoTruth { index })?;
+        SampleSpec::from_record(&SampleRecord::parse(sample), index)
+    }
+
+    /// The grading facts of a record already read: its prompt, target and every stage's truth with the stages
+    /// that feed it (through any adapters). `index` only locates errors.
+    pub fn from_record(record: &SampleRecord, index: usize) -> Result<SampleSpec, SpecError> {
+        let prompt = record.prompt.clone().ok_or(SpecError::NoPrompt { index })?;
+        let truth = record.truth.as_ref().map(Literal::from_json).ok_or(SpecError::NoTruth { index })?;
         let expected = collect::expected_outputs(&prompt);
-        let target = declared_target(sample).unwrap_or_else(|| expected.last().cloned().unwrap_or_else(|| collect::FALLBACK_OUTPUT.into()));
-        let mut nodes = stage_truths(sample);
+        let target = record.target_output.clone().unwrap_or_else(|| expected.last().cloned().unwrap_or_else(|| collect::FALLBACK_OUTPUT.into()));
+        let mut nodes: Vec<NodeTruth> = Vec::new();
+        // A baseline's one stage is the sample itself, under the name its prompt gives.
+        if record.topology != Topology::Baseline || record.jsonl {
+            for stage in &record.stages {
+                let (Some(name), Some(truth)) = (stage.output_name(), &stage.truth) else { continue };
+                if nodes.iter().any(|n| n.name == name) {
+                    continue;
+                }
+                let predecessors = record.task_predecessors(&stage.id).iter().filter_map(|id| record.output_of(id)).filter(|p| *p != name).collect();
+                nodes.push(NodeTruth { name, truth: Literal::from_json(truth), predecessors });
+            }
+        }
         match nodes.iter_mut().find(|n| n.name == target) {
             Some(node) => node.truth = truth.clone(),
             None => nodes.push(NodeTruth { name: target.clone(), truth: truth.clone(), predecessors: Vec::new() }),
@@ -160,121 +165,6 @@ impl SampleSpec {
         nodes.sort_by_key(|n| parse_io_name(&n.name).map(|(k, _)| k).unwrap_or(u64::MAX));
         Ok(SampleSpec { prompt, expected, target, truth, nodes })
     }
-}
-
-/// The dataset's declared target output name, if it declares one.
-fn declared_target(sample: &serde_json::Value) -> Option<String> {
-    if let Some(name) = sample.get("target_output_name").and_then(|v| v.as_str()) {
-        return Some(name.to_string());
-    }
-    for key in ["chain", "multi_chain", "forgetting"] {
-        let Some(section) = sample.get(key) else { continue };
-        let number = section
-            .get("target")
-            .and_then(|t| t.get("task_number"))
-            .and_then(|n| n.as_u64())
-            .or_else(|| section.get("target_task_number").and_then(|n| n.as_u64()));
-        if let Some(n) = number {
-            return Some(out_name(n));
-        }
-    }
-    None
-}
-
-fn arr(v: Option<&serde_json::Value>) -> Vec<&serde_json::Value> {
-    v.and_then(|v| v.as_array()).map(|a| a.iter().collect()).unwrap_or_default()
-}
-
-/// Intermediate truths and predecessors from `chain`, `forgetting`, `multi_chain` and `custom_dag` stage records.
-fn stage_truths(sample: &serde_json::Value) -> Vec<NodeTruth> {
-    let mut stages: Vec<&serde_json::Value> = Vec::new();
-    if let Some(chain) = sample.get("chain") {
-        stages.extend(arr(chain.get("distractors")));
-        stages.extend(chain.get("target"));
-        stages.extend(arr(chain.get("stages")));
-    }
-    for key in ["forgetting", "multi_chain", "custom_dag"] {
-        if let Some(section) = sample.get(key) {
-            stages.extend(arr(section.get("stages")));
-        }
-    }
-    // Multichain branch blocks: which inputs come from which outputs.
-    let mut input_sources: Vec<(String, Vec<String>)> = Vec::new();
-    if let Some(blocks) = sample.get("multi_chain").and_then(|m| m.get("branch_blocks")).and_then(|b| b.as_array()) {
-        for block in blocks {
-            let expansion = block.get("expansion_output_name").and_then(|v| v.as_str()).map(str::to_string);
-            for input in arr(block.get("branch_inputs")) {
-                if let (Some(input), Some(expansion)) = (input.as_str(), &expansion) {
-                    input_sources.push((input.to_string(), vec![expansion.clone()]));
-                }
-            }
-            let finals: Vec<String> = arr(block.get("branches"))
-                .into_iter()
-                .filter_map(|b| b.get("final_output_name").and_then(|v| v.as_str()).map(str::to_string))
-                .collect();
-            if let Some(next) = block.get("next_input_name").and_then(|v| v.as_str()) {
-                input_sources.push((next.to_string(), finals));
-            }
-        }
-    }
-    // Custom DAG: node ids of tasks and adapters.
-    let dag = sample.get("custom_dag");
-    let task_of_node: Vec<(String, String)> = arr(dag.and_then(|d| d.get("stages")))
-        .into_iter()
-        .filter_map(|s| Some((s.get("node_id")?.as_str()?.to_string(), out_name(s.get("task_number")?.as_u64()?))))
-        .collect();
-    let adapters: Vec<(String, Vec<String>)> = arr(dag.and_then(|d| d.get("adapters")))
-        .into_iter()
-        .filter_map(|a| {
-            let id = a.get("node_id")?.as_str()?.to_string();
-            let inputs = arr(a.get("input_node_ids")).into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
-            Some((id, inputs))
-        })
-        .collect();
-    let resolve_dag = |start: &str| -> Vec<String> {
-        let mut found = Vec::new();
-        let mut stack = vec![start.to_string()];
-        let mut steps = 0;
-        while let Some(id) = stack.pop() {
-            steps += 1;
-            if steps > 10_000 {
-                break;
-            }
-            if let Some((_, name)) = task_of_node.iter().find(|(n, _)| *n == id) {
-                if !found.contains(name) {
-                    found.push(name.clone());
-                }
-            } else if let Some((_, inputs)) = adapters.iter().find(|(n, _)| *n == id) {
-                stack.extend(inputs.iter().cloned());
-            }
-        }
-        found
-    };
-
-    let mut nodes: Vec<NodeTruth> = Vec::new();
-    for stage in stages {
-        let (Some(number), Some(truth)) = (stage.get("task_number").and_then(|n| n.as_u64()), stage.get("ground_truth")) else { continue };
-        let name = out_name(number);
-        let mut predecessors = Vec::new();
-        if let Some(node_id) = stage.get("input_node_id").and_then(|v| v.as_str()) {
-            predecessors = resolve_dag(node_id);
-        } else if let Some(input) = stage.get("input_name").and_then(|v| v.as_str()) {
-            match parse_io_name(input) {
-                Some((_, true)) => predecessors.push(input.to_string()),
-                Some((_, false)) => {
-                    if let Some((_, sources)) = input_sources.iter().find(|(n, _)| n == input) {
-                        predecessors.extend(sources.iter().cloned());
-                    }
-                }
-                None => {}
-            }
-        }
-        predecessors.retain(|p| *p != name);
-        if !nodes.iter().any(|n| n.name == name) {
-            nodes.push(NodeTruth { name, truth: Literal::from_json(truth), predecessors });
-        }
-    }
-    nodes
 }
 
 /// How one node of a sample fared.
