@@ -202,7 +202,7 @@ pub fn answer_of(record: &Json) -> (String, String) {
     answer_in(&SampleRecord::parse(record))
 }
 
-fn answer_in(record: &SampleRecord) -> (String, String) {
+pub fn answer_in(record: &SampleRecord) -> (String, String) {
     let name = record.target_output_name().unwrap_or_else(|| format!("task_{}_out", record.stages.len().max(1)));
     (name, record.truth.as_ref().map(repr).unwrap_or_default())
 }

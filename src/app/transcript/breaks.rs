@@ -2,7 +2,11 @@
 //! drawn with them.
 
 use super::*;
+use crate::engine::dataset::instance_graph::graph_of;
+use crate::engine::dataset::record::Topology;
+use crate::engine::dataset::SampleRecord;
 use crate::engine::grade::metrics::Accuracy;
+use crate::engine::results::is_finished;
 
 /// Where the chain broke: every graded node's status, the first broken nodes, and the drawing.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,22 +42,14 @@ pub enum BreakDrawing {
     Unavailable { reason: String },
 }
 
-/// Each graded output's node in the sample's graph: a custom graph's stages name their node, every other
-/// layout draws output `task_N_out` as node `task_N`.
-fn node_of_output(sample: &Json) -> BTreeMap<String, String> {
-    let mut map = BTreeMap::new();
-    let stages = sample.get("custom_dag").and_then(|d| d.get("stages")).and_then(Json::as_array);
-    for stage in stages.into_iter().flatten() {
-        if let (Some(id), Some(n)) = (stage.get("node_id").and_then(Json::as_str), stage.get("task_number").and_then(Json::as_u64)) {
-            map.insert(format!("task_{n}_out"), id.to_string());
-        }
+/// The graph node of a graded output: the stage that has it (a custom graph's stages name their node), else,
+/// outside custom graphs, `task_N` for `task_N_out`.
+fn node_for(output: &str, record: &SampleRecord) -> Option<String> {
+    if let Some(stage) = record.stages.iter().find(|s| s.output_name().as_deref() == Some(output)) {
+        return Some(stage.id.clone());
     }
-    map
-}
-
-fn node_for(output: &str, custom: &BTreeMap<String, String>, is_custom: bool) -> Option<String> {
-    if is_custom {
-        return custom.get(output).cloned();
+    if record.topology == Topology::Custom {
+        return None;
     }
     let number = output.strip_prefix("task_")?.strip_suffix("_out")?;
     number.parse::<u64>().ok().map(|n| format!("task_{n}"))
@@ -62,26 +58,20 @@ fn node_for(output: &str, custom: &BTreeMap<String, String>, is_custom: bool) ->
 /// Where the chain broke: the record's `node_status` and `first_breaks`, or (when it has none) the grade of its
 /// stored answers; and the graph drawn with them.
 pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
-    let recorded: Option<Vec<(String, NodeStatus)>> =
-        sample.get("node_status").and_then(Json::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), NodeStatus::parse(v.as_str()?)?))).collect());
-    let (statuses, first_breaks, graded_here) = match recorded {
-        Some(statuses) => {
-            let first: Vec<String> = sample.get("first_breaks").and_then(Json::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
-            (statuses, first, false)
-        }
-        None if is_finished(sample) => match grade_result_sample(sample, index, false, false) {
+    let record = ResultRecord::parse(sample);
+    let (statuses, first_breaks, graded_here) = match &record.node_status {
+        Some(statuses) => (statuses.clone(), record.first_breaks.clone(), false),
+        None if record.is_finished() => match grade_record(&record, index, GradeOptions::default()) {
             Ok((grade, _)) => (grade.nodes, grade.first_breaks, true),
             Err(_) => (Vec::new(), Vec::new(), true),
         },
         None => (Vec::new(), Vec::new(), true),
     };
-    let is_custom = sample.get("custom_dag").is_some();
-    let custom = node_of_output(sample);
     let nodes: Vec<NodeLine> = statuses
         .iter()
-        .map(|(output, status)| NodeLine { output: output.clone(), node: node_for(output, &custom, is_custom), status: status.as_str(), first_break: first_breaks.contains(output) })
+        .map(|(output, status)| NodeLine { output: output.clone(), node: node_for(output, &record.sample), status: status.as_str(), first_break: first_breaks.contains(output) })
         .collect();
-    let drawing = match instance_graph(sample) {
+    let drawing = match graph_of(&record.sample) {
         None => BreakDrawing::Unavailable { reason: "the record names no task stage".into() },
         Some(instance) if instance.graph.nodes().len() > DETAIL_NODES => BreakDrawing::TooLarge { nodes: instance.graph.nodes().len() },
         Some(instance) => {
@@ -110,20 +100,21 @@ const HEAT_CANDIDATES: usize = 64;
 /// be drawn or none of its nodes was graded.
 pub fn heat_map(samples: &[Json], nodes: &BTreeMap<String, Accuracy>) -> Option<String> {
     // The largest among the first finished samples: a run's instances share their shape, so a few suffice.
-    let sample = samples
+    let (record, instance) = samples
         .iter()
         .filter(|s| is_finished(s))
         .take(HEAT_CANDIDATES)
-        .filter_map(|s| Some((s, instance_graph(s)?)))
+        .map(SampleRecord::parse)
+        .filter_map(|r| {
+            let instance = graph_of(&r)?;
+            Some((r, instance))
+        })
         .filter(|(_, i)| i.graph.nodes().len() <= DETAIL_NODES)
         .max_by_key(|(_, i)| i.graph.nodes().len())?;
-    let (sample, instance) = sample;
-    let is_custom = sample.get("custom_dag").is_some();
-    let custom = node_of_output(sample);
     let mut options = RenderOptions { layout: LayoutOptions { node_notes: instance.notes.clone(), ..LayoutOptions::default() }, ..RenderOptions::default() };
     let mut coloured = 0;
     for (output, accuracy) in nodes {
-        let Some(node) = node_for(output, &custom, is_custom).filter(|n| instance.graph.nodes().iter().any(|g| &g.id.0 == n)) else { continue };
+        let Some(node) = node_for(output, &record).filter(|n| instance.graph.nodes().iter().any(|g| &g.id.0 == n)) else { continue };
         options.node_classes.insert(node.clone(), format!("heat-{}", (accuracy.rate() * 10.0).round() as u32));
         let note = format!("{:.0}% ({}/{})", accuracy.rate() * 100.0, accuracy.correct, accuracy.total);
         options.layout.node_notes.entry(node).or_default().push(note);

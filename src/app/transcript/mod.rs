@@ -13,14 +13,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value as Json;
 
 use crate::app::drawing::DETAIL_NODES;
-use crate::app::instance::{answer_of, pictures_of, PictureView};
-use crate::engine::agent::Strategy;
-use crate::engine::dataset::instance_graph;
-use crate::engine::dataset::shape::topology_of;
+use crate::app::instance::{answer_in, pictures_in, PictureView};
 use crate::engine::grade::collect::Answers;
-use crate::engine::grade::{grade_result_sample, NodeStatus, SampleSpec};
+use crate::engine::grade::{GradeOptions, SampleSpec};
 use crate::engine::render::{self, shorten, LayoutOptions, RenderOptions};
-use crate::engine::results::{epoch_of, instance_key, is_finished, sample_cost, tally_attempts};
+use crate::engine::results::{any_text, epoch_of, grade_record, instance_key, sample_cost, tally_attempts, transcript_entries, RequestEntry, ResultRecord, ResultStatus, TranscriptEntry};
 
 mod breaks;
 mod view;
@@ -81,13 +78,13 @@ pub enum Tokens {
 }
 
 impl Tokens {
-    fn of(sample: &Json) -> Tokens {
-        if let Some(cost) = sample_cost(sample).filter(|c| c.total_tokens > 0) {
+    fn of(record: &ResultRecord) -> Tokens {
+        if let Some(cost) = sample_cost(record).filter(|c| c.total_tokens > 0) {
             return Tokens::Total(cost.total_tokens);
         }
-        match sample.get("token_length").and_then(Json::as_u64) {
-            Some(n) => Tokens::Generated(n),
-            None => Tokens::Unknown,
+        match record.token_length {
+            Some(n) if n >= 0.0 => Tokens::Generated(n as u64),
+            _ => Tokens::Unknown,
         }
     }
 
@@ -123,15 +120,20 @@ pub struct SampleRow {
 /// The verdict of a results sample: the record's own `correct` once it has finished, graded from its stored
 /// answers only when the record has no `correct`.
 pub fn verdict_of(sample: &Json, index: usize) -> Verdict {
-    if !is_finished(sample) {
+    verdict_in(&ResultRecord::parse(sample), index)
+}
+
+/// [`verdict_of`] a record already read.
+pub fn verdict_in(record: &ResultRecord, index: usize) -> Verdict {
+    if !record.is_finished() {
         return Verdict::Unfinished;
     }
-    if sample.get("agent_status").and_then(Json::as_str) == Some("api_error") {
+    if record.status.as_ref().is_some_and(ResultStatus::is_api_error) {
         return Verdict::Error;
     }
-    let correct = match sample.get("correct").and_then(Json::as_bool) {
+    let correct = match record.correct {
         Some(correct) => correct,
-        None => match grade_result_sample(sample, index, false, false) {
+        None => match grade_record(record, index, GradeOptions::default()) {
             Ok((grade, _)) => grade.correct,
             Err(_) => return Verdict::Error,
         },
@@ -153,14 +155,15 @@ pub fn sample_rows(results: &Json) -> Vec<SampleRow> {
 
 /// The list's row of sample `index`, without its consistency (`add_consistency` adds it over the whole list).
 pub fn sample_row(index: usize, sample: &Json) -> SampleRow {
+    let record = ResultRecord::parse(sample);
     SampleRow {
         index,
-        verdict: verdict_of(sample, index),
-        status: text(sample, "agent_status").unwrap_or_default(),
-        target: text(sample, "task_name").unwrap_or_default(),
-        topology: topology_of(sample),
-        turns: sample.get("agent_turns").and_then(Json::as_u64),
-        tokens: Tokens::of(sample),
+        verdict: verdict_in(&record, index),
+        status: record.status_name().to_string(),
+        target: record.sample.task_name.clone().unwrap_or_default(),
+        topology: record.sample.topology.as_str(),
+        turns: record.agent_turns.filter(|t| *t >= 0.0).map(|t| t as u64),
+        tokens: Tokens::of(&record),
         consistency: None,
     }
 }
@@ -305,44 +308,15 @@ fn contains_ascii_folded(haystack: &[u8], needle: &[u8]) -> bool {
 /// True when the sample's prompt, answers, turn outputs, transcript or error mention `needle`; `read` counts
 /// the bytes searched.
 fn mentions(sample: &Json, needle: &Needle, read: &std::cell::Cell<usize>) -> bool {
-    let found = |v: Option<&Json>| {
-        v.and_then(Json::as_str).is_some_and(|s| {
-            read.set(read.get() + s.len());
-            needle.found_in(s)
-        })
-    };
-    if found(sample.get("prompt")) || found(sample.get("agent_error")) {
-        return true;
-    }
-    if let Some(answers) = sample.get("task_answers").and_then(Json::as_object) {
-        if answers.values().any(|a| found(a.get("answer")) || found(Some(a))) {
-            return true;
-        }
-    }
-    if let Some(outputs) = sample.get("turn_outputs") {
-        let mut texts: Box<dyn Iterator<Item = &Json>> = match outputs {
-            Json::Object(map) => Box::new(map.values()),
-            Json::Array(list) => Box::new(list.iter()),
-            _ => Box::new(std::iter::empty()),
-        };
-        if texts.any(|t| found(Some(t))) {
-            return true;
-        }
-    }
-    sample.get("transcript").and_then(Json::as_array).into_iter().flatten().any(|m| {
-        found(m.get("content"))
-            || found(m.get("reasoning"))
-            || m.get("tool_calls").and_then(Json::as_array).into_iter().flatten().any(|c| found(c.get("arguments")) || found(c.get("name")))
+    any_text(sample, &mut |s| {
+        read.set(read.get() + s.len());
+        needle.found_in(s)
     })
 }
 
 /// A short line for a long text (the list's tooltips and the header).
 pub fn brief(text: &str, max: usize) -> String {
     shorten(&text.replace('\n', " "), max)
-}
-
-fn text(json: &Json, key: &str) -> Option<String> {
-    json.get(key).and_then(Json::as_str).map(str::to_string)
 }
 
 #[cfg(test)]

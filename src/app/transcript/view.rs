@@ -254,86 +254,68 @@ pub struct TurnView {
 
 /// The transcript of the sample at `index` of a results file.
 pub fn transcript_of(sample: &Json, index: usize) -> Transcript {
-    let spec = SampleSpec::from_json(sample, index).ok();
+    let record = ResultRecord::parse(sample);
+    let spec = SampleSpec::from_record(&record.sample, index).ok();
     let expected: Vec<String> = spec.as_ref().map(|s| s.expected.clone()).unwrap_or_default();
-    let turn_texts = turn_outputs(sample);
+    let turn_texts = record.turn_outputs.clone().unwrap_or_default();
     let answers_by_turn = answers_by_turn(&turn_texts, &expected);
-    let pictures = pictures_of(sample);
+    let pictures = pictures_in(&record.sample);
     let mut notes = Vec::new();
-    let messages = sample.get("transcript").and_then(Json::as_array);
-    let requests = sample.get("requests").and_then(Json::as_array);
-    let entries = match messages {
-        Some(messages) => message_entries(messages, requests.map(Vec::as_slice).unwrap_or(&[]), &answers_by_turn, pictures.len(), &mut notes),
+    let requests = record.requests.as_deref().unwrap_or(&[]);
+    let entries = match transcript_entries(sample) {
+        Some(messages) => message_entries(&messages, requests, &answers_by_turn, pictures.len(), &mut notes),
         None => {
             notes.push(if turn_texts.is_empty() {
                 "This file records neither a transcript nor turn outputs: only the verdict and the answers are known.".to_string()
             } else {
                 "This file records no transcript (the reference's files do not): the prompt and each turn's output are shown as stored, without tool results or harness messages.".to_string()
             });
-            outputs_only(sample, &turn_texts, &answers_by_turn, pictures.len(), requests.map(Vec::as_slice).unwrap_or(&[]))
+            outputs_only(&record, &turn_texts, &answers_by_turn, pictures.len(), requests)
         }
     };
-    if requests.is_none() {
+    if record.requests.is_none() {
         notes.push("This file records no request log: how much of the conversation each request sent, and its tokens, are not known.".into());
     }
     let breaks = breaks_of(sample, index);
     if breaks.graded_here && !breaks.nodes.is_empty() {
         notes.push("This file records no per-node statuses: they are graded here from the stored answers.".into());
     }
-    Transcript { index, head: head_of(sample, index, spec.as_ref()), entries, pictures, notes, breaks }
+    Transcript { index, head: head_of(&record, index, spec.as_ref()), entries, pictures, notes, breaks }
 }
 
-fn head_of(sample: &Json, index: usize, spec: Option<&SampleSpec>) -> Head {
-    let (fallback_output, truth) = answer_of(sample);
+fn head_of(record: &ResultRecord, index: usize, spec: Option<&SampleSpec>) -> Head {
+    let (fallback_output, truth) = answer_in(&record.sample);
     let output = spec.map(|s| s.target.clone()).unwrap_or(fallback_output);
-    let given = sample.get("task_answers").and_then(|a| a.get(&output)).and_then(|a| a.get("answer").or(Some(a))).map(|a| match a {
-        Json::String(s) => s.clone(),
-        other => other.to_string(),
-    });
-    let strategy = sample.get("strategy").and_then(Json::as_str).map(|name| {
-        Strategy::from_results(name, sample.get("strategy_params"), sample.get("acg_budget_tokens").and_then(Json::as_u64)).map(|s| s.to_string()).unwrap_or_else(|_| name.to_string())
-    });
-    let usage = sample.get("usage");
-    let usage_number = |key: &str| usage.and_then(|u| u.get(key)).and_then(Json::as_u64);
-    let requests = sample.get("requests").and_then(Json::as_array);
+    let given = record.task_answers.as_ref().and_then(|a| a.get(&output)).map(|a| a.answer.clone());
+    let requests = record.requests.as_ref();
     let tokens = TokenFacts {
-        prompt: requests.map(|r| r.iter().map(|q| q.get("prompt_tokens_reported").and_then(Json::as_u64).or_else(|| q.get("prompt_tokens_estimated").and_then(Json::as_u64)).unwrap_or(0)).sum()).or_else(|| usage_number("prompt_tokens")),
-        completion: requests.map(|r| r.iter().filter_map(|q| q.get("completion_tokens").and_then(Json::as_u64)).sum()).or_else(|| usage_number("completion_tokens")),
+        prompt: requests.map(|r| r.iter().map(|q| q.prompt_tokens().unwrap_or(0)).sum()).or_else(|| record.usage_of("prompt_tokens")),
+        completion: requests.map(|r| r.iter().filter_map(|q| q.completion_tokens).sum()).or_else(|| record.usage_of("completion_tokens")),
         calls: requests.map(Vec::len),
-        generated: sample.get("token_length").and_then(Json::as_u64),
-        cached: usage_number("cached_prompt_tokens"),
-        reasoning: usage_number("reasoning_tokens"),
+        generated: whole(record.token_length),
+        cached: record.usage_of("cached_prompt_tokens"),
+        reasoning: record.usage_of("reasoning_tokens"),
     };
-    let repairs = sample
-        .get("repairs")
-        .and_then(Json::as_object)
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_u64()?))).filter(|(_, n)| *n > 0).collect())
-        .unwrap_or_default();
+    let repairs = record.repairs.iter().flatten().filter(|(_, n)| *n > 0).cloned().collect();
     Head {
-        verdict: verdict_of(sample, index),
-        status: text(sample, "agent_status").unwrap_or_default(),
-        error: text(sample, "agent_error"),
-        target: text(sample, "task_name").unwrap_or_default(),
+        verdict: verdict_in(record, index),
+        status: record.status_name().to_string(),
+        error: record.agent_error.clone(),
+        target: record.sample.task_name.clone().unwrap_or_default(),
         output,
         given,
         truth,
-        strategy,
-        turns: sample.get("agent_turns").and_then(Json::as_u64),
-        tool_calls: sample.get("agent_tool_calls").and_then(Json::as_u64),
+        strategy: record.strategy.clone(),
+        turns: whole(record.agent_turns),
+        tool_calls: whole(record.agent_tool_calls),
         tokens,
         repairs,
     }
 }
 
-/// `turn_outputs` as `(turn, text)` in turn order: the reference's `{"0": text}` or a plain list.
-fn turn_outputs(sample: &Json) -> Vec<(usize, String)> {
-    let mut turns: Vec<(usize, String)> = match sample.get("turn_outputs") {
-        Some(Json::Object(map)) => map.iter().filter_map(|(k, v)| Some((k.parse().ok()?, v.as_str()?.to_string()))).collect(),
-        Some(Json::Array(list)) => list.iter().enumerate().filter_map(|(k, v)| Some((k, v.as_str()?.to_string()))).collect(),
-        _ => Vec::new(),
-    };
-    turns.sort_by_key(|(k, _)| *k);
-    turns
+/// A stored count as a whole number (`None` for a negative one).
+fn whole(n: Option<f64>) -> Option<u64> {
+    n.filter(|n| *n >= 0.0).map(|n| n as u64)
 }
 
 /// The answers each turn's output gave, collected as the grader collects them (later boxes replace earlier ones).
@@ -374,23 +356,19 @@ fn pretty_arguments(arguments: Option<&Json>) -> String {
     }
 }
 
-fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usize, Vec<(String, String)>>, pictures: usize, notes: &mut Vec<String>) -> Vec<Entry> {
+fn message_entries(messages: &[TranscriptEntry], requests: &[RequestEntry], answers: &BTreeMap<usize, Vec<(String, String)>>, pictures: usize, notes: &mut Vec<String>) -> Vec<Entry> {
     // Tool results by the call id they answer; each is shown under its call, and alone only when no call names it.
     let mut results: BTreeMap<&str, usize> = BTreeMap::new();
     for (position, m) in messages.iter().enumerate() {
-        if m.get("role").and_then(Json::as_str) == Some("tool") {
-            if let Some(id) = m.get("tool_call_id").and_then(Json::as_str) {
-                results.entry(id).or_insert(position);
+        if m.role == "tool" {
+            if let Some(id) = &m.tool_call_id {
+                results.entry(id.as_str()).or_insert(position);
             }
         }
     }
-    let called: std::collections::BTreeSet<&str> = messages
-        .iter()
-        .flat_map(|m| m.get("tool_calls").and_then(Json::as_array).into_iter().flatten())
-        .filter_map(|c| c.get("id").and_then(Json::as_str))
-        .collect();
+    let called: std::collections::BTreeSet<&str> = messages.iter().flat_map(|m| &m.tool_calls).map(|(id, _, _)| id.as_str()).filter(|id| !id.is_empty()).collect();
     // Where each turn's assistant message is: turn k is the k-th assistant message.
-    let assistant_positions: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m.get("role").and_then(Json::as_str) == Some("assistant")).map(|(p, _)| p).collect();
+    let assistant_positions: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m.role == "assistant").map(|(p, _)| p).collect();
     let mut request_views: Vec<RequestView> = requests.iter().enumerate().map(|(k, r)| request_view(k, r)).collect();
     for r in &mut request_views {
         if r.kind == "turn" {
@@ -398,7 +376,7 @@ fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usiz
         }
     }
     let mut pending = request_views.into_iter().peekable();
-    let counted = messages.iter().any(|m| m.get("pictures").is_some());
+    let counted = messages.iter().any(|m| m.pictures.is_some());
     if pictures > 0 && !counted {
         notes.push("This file does not record which message carried the pictures: they are shown with the prompt, where the harness sends them.".into());
     }
@@ -407,7 +385,7 @@ fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usiz
     let mut entries = Vec::with_capacity(messages.len() + requests.len());
     let mut turn = 0;
     for (position, m) in messages.iter().enumerate() {
-        let role = Role::parse(m.get("role").and_then(Json::as_str).unwrap_or(""));
+        let role = Role::parse(&m.role);
         let this_turn = (role == Role::Assistant).then_some(turn);
         if let Some(t) = this_turn {
             while pending.peek().is_some_and(|r| r.turn <= t) {
@@ -415,11 +393,11 @@ fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usiz
             }
             turn += 1;
         }
-        if role == Role::Tool && m.get("tool_call_id").and_then(Json::as_str).is_some_and(|id| called.contains(id) && results.get(id) == Some(&position)) {
+        if role == Role::Tool && m.tool_call_id.as_deref().is_some_and(|id| called.contains(id) && results.get(id) == Some(&position)) {
             continue;
         }
         let count = if counted {
-            m.get("pictures").and_then(Json::as_u64).map_or(0, |n| n as usize)
+            m.pictures.map_or(0, |n| n as usize)
         } else if role == Role::User && !first_user_seen {
             pictures
         } else {
@@ -432,28 +410,22 @@ fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usiz
         let shown = count.min(pictures - start);
         picture_cursor = start + shown;
         let calls = m
-            .get("tool_calls")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-            .map(|c| {
-                let id = c.get("id").and_then(Json::as_str).unwrap_or("").to_string();
-                let function = c.get("function");
-                let name = c.get("name").or_else(|| function.and_then(|f| f.get("name"))).and_then(Json::as_str).unwrap_or("").to_string();
-                let arguments = pretty_arguments(c.get("arguments").or_else(|| function.and_then(|f| f.get("arguments"))));
-                let result = results.get(id.as_str()).map(|&p| content_text(messages[p].get("content")));
-                CallView { id, name, arguments, result }
+            .tool_calls
+            .iter()
+            .map(|(id, name, arguments)| {
+                let result = results.get(id.as_str()).map(|&p| content_text(Some(&messages[p].content)));
+                CallView { id: id.clone(), name: name.clone(), arguments: pretty_arguments(Some(arguments)), result }
             })
             .collect();
-        let unmatched_tool = (role == Role::Tool).then(|| (text(m, "name").unwrap_or_default(), text(m, "tool_call_id").unwrap_or_default()));
+        let unmatched_tool = (role == Role::Tool).then(|| (m.name.clone().unwrap_or_default(), m.tool_call_id.clone().unwrap_or_default()));
         entries.push(Entry::Message(MessageView {
             position,
             role,
             turn: this_turn,
-            content: content_text(m.get("content")),
-            reasoning: text(m, "reasoning").filter(|r| !r.is_empty()),
+            content: content_text(Some(&m.content)),
+            reasoning: m.reasoning.clone().filter(|r| !r.is_empty()),
             calls,
-            purpose: text(m, "purpose"),
+            purpose: m.purpose.clone(),
             unmatched_tool,
             pictures: if shown == 0 { (0, 0) } else { (start, shown) },
             answers: this_turn.and_then(|t| answers.get(&t).cloned()).unwrap_or_default(),
@@ -463,28 +435,27 @@ fn message_entries(messages: &[Json], requests: &[Json], answers: &BTreeMap<usiz
     entries
 }
 
-fn request_view(k: usize, r: &Json) -> RequestView {
-    let number = |key: &str| r.get(key).and_then(Json::as_u64);
+fn request_view(k: usize, r: &RequestEntry) -> RequestView {
     RequestView {
         number: k + 1,
-        turn: number("turn").map_or(0, |t| t as usize),
-        kind: text(r, "kind").unwrap_or_else(|| "turn".into()),
-        sent: number("messages").or_else(|| r.get("messages").and_then(Json::as_array).map(|m| m.len() as u64)),
+        turn: r.turn.map_or(0, |t| t as usize),
+        kind: r.kind.clone(),
+        sent: r.messages,
         history: None,
-        prompt_reported: number("prompt_tokens_reported"),
-        prompt_estimated: number("prompt_tokens_estimated"),
-        prompt_cached: number("cached_prompt_tokens"),
-        completion: number("completion_tokens"),
-        reasoning: number("reasoning_tokens"),
-        latency_ms: number("latency_ms"),
+        prompt_reported: r.prompt_tokens_reported,
+        prompt_estimated: r.prompt_tokens_estimated,
+        prompt_cached: r.cached_prompt_tokens,
+        completion: r.completion_tokens,
+        reasoning: r.reasoning_tokens,
+        latency_ms: r.latency_ms,
     }
 }
 
 /// The entries of a file without a transcript: the prompt (with the pictures), then each turn's output, each
 /// after its requests when there is a request log.
-fn outputs_only(sample: &Json, turns: &[(usize, String)], answers: &BTreeMap<usize, Vec<(String, String)>>, pictures: usize, requests: &[Json]) -> Vec<Entry> {
+fn outputs_only(record: &ResultRecord, turns: &[(usize, String)], answers: &BTreeMap<usize, Vec<(String, String)>>, pictures: usize, requests: &[RequestEntry]) -> Vec<Entry> {
     let mut entries = Vec::new();
-    if let Some(prompt) = sample.get("prompt") {
+    if let Some(prompt) = &record.sample.prompt_content {
         entries.push(Entry::Message(MessageView {
             position: 0,
             role: Role::User,

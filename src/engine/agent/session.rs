@@ -34,6 +34,20 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status a results file spells `name` (an `api_error` carries `error`); `None` for other names.
+    pub fn parse(name: &str, error: &str) -> Option<Status> {
+        Some(match name {
+            "success" => Status::Success,
+            "missing_initial_calculator_call" => Status::MissingInitialCalculatorCall,
+            "missing_requested_task_answers" => Status::MissingRequestedTaskAnswers,
+            "missing_initial_calculator_call_and_missing_requested_task_answers" => Status::MissingBoth,
+            "timeout" => Status::Timeout,
+            "context_length_exceeded" => Status::ContextLengthExceeded,
+            "api_error" => Status::ApiError(error.to_string()),
+            _ => return None,
+        })
+    }
+
     /// The results-file spelling.
     pub fn as_str(&self) -> &'static str {
         match self {

@@ -12,7 +12,7 @@
 
 mod file;
 mod inspect;
-mod instance_graph;
+pub mod instance_graph;
 mod json;
 mod jsonl;
 mod members;

@@ -135,8 +135,10 @@ pub struct SampleRecord {
     pub topology: Topology,
     /// True for a JSONL line (`{id, prompt, answer, metadata}`).
     pub jsonl: bool,
-    /// The prompt, when it is a string (image prompts may be a list of parts).
+    /// The prompt, when it is a string.
     pub prompt: Option<String>,
+    /// The prompt as written: a string, or (image prompts) a list of content parts.
+    pub prompt_content: Option<Json>,
     /// The graded answer: `ground_truth`, or a JSONL line's `answer`.
     pub truth: Option<Json>,
     /// The declared `target_family` (a JSONL line's `metadata.family`).
@@ -157,6 +159,9 @@ pub struct SampleRecord {
     pub adapters: Vec<Adapter>,
     pub wires: Vec<Wire>,
     pub pictures: Vec<PictureEntry>,
+    /// The record shows a Python tracing task the reference's way: `extra_inputs`, or a chain target with a
+    /// `task_id` (its operators carry none).
+    pub python_marks: bool,
 }
 
 fn str_at(json: &Json, key: &str) -> Option<String> {
@@ -232,6 +237,7 @@ impl SampleRecord {
             topology,
             jsonl,
             prompt: str_at(sample, "prompt"),
+            prompt_content: sample.get("prompt").cloned(),
             truth: sample.get("ground_truth").or_else(|| sample.get("answer")).cloned(),
             target_family: str_at(sample, "target_family").or_else(|| meta.and_then(|m| str_at(m, "family"))),
             task_name: str_at(sample, "task_name").or_else(|| meta.and_then(|m| str_at(m, "task_name"))),
@@ -244,6 +250,7 @@ impl SampleRecord {
             adapters: Vec::new(),
             wires: Vec::new(),
             pictures: Vec::new(),
+            python_marks: sample.get("extra_inputs").is_some() || sample.get("chain").and_then(|c| c.get("target")).and_then(|t| t.get("task_id")).is_some(),
         };
         match meta {
             Some(meta) => record.read_jsonl(meta),

@@ -4,6 +4,8 @@
 
 use serde_json::Value as Json;
 
+use super::SampleRecord;
+
 /// The topology of a sample: `baseline`, `forgetting`, `chain`, `multichain` or `custom`.
 pub fn topology_of(sample: &Json) -> &'static str {
     super::record::Topology::of(sample).as_str()
@@ -14,13 +16,18 @@ pub fn topology_of(sample: &Json) -> &'static str {
 /// file's `mode` (`math_chain`, `gsm`, …), else `math`: the reference's operators carry no marker. `unknown`
 /// only for a record without a task name.
 pub fn family_of(sample: &Json, mode: &str) -> String {
-    if let Some(declared) = sample.get("target_family").and_then(Json::as_str) {
-        return declared.to_string();
+    family_in(&SampleRecord::parse(sample), mode)
+}
+
+/// [`family_of`] a record already read.
+pub fn family_in(record: &SampleRecord, mode: &str) -> String {
+    if let Some(declared) = record.target_family.as_ref().filter(|_| !record.jsonl) {
+        return declared.clone();
     }
-    let name = sample.get("task_name").and_then(Json::as_str).unwrap_or("");
+    let name = record.task_name.as_deref().unwrap_or("");
     let family = if name.starts_with("GSM_") || name.starts_with("gsm_") {
         "gsm"
-    } else if sample.get("extra_inputs").is_some() || sample.get("chain").and_then(|c| c.get("target")).and_then(|t| t.get("task_id")).is_some() {
+    } else if record.python_marks {
         "python"
     } else if let Some(from_mode) = ["gsm", "python", "math"].into_iter().find(|f| mode.starts_with(f)) {
         from_mode

@@ -242,28 +242,24 @@ pub fn grade_answers(spec: &SampleSpec, answers: &Answers, last_turn_text: &str,
     SampleGrade { correct, lenient, nodes, first_breaks }
 }
 
-/// Re-collects answers from stored turn outputs (`{"0": text, …}`), treating them as raw completions.
-pub fn replay_answers(turn_outputs: &serde_json::Value, expected: &[String]) -> (Answers, String) {
-    let mut turns: Vec<(usize, &str)> = turn_outputs
-        .as_object()
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<usize>().ok()?, v.as_str().unwrap_or("")))).collect())
-        .unwrap_or_default();
-    turns.sort_by_key(|(k, _)| *k);
+/// Re-collects answers from stored turn outputs, in turn order, treating them as raw completions; also gives
+/// the last turn's text.
+pub fn replay_answers(turns: &[(usize, String)], expected: &[String]) -> (Answers, String) {
     let mut answers = Answers::new();
-    for (turn, text) in &turns {
+    for (turn, text) in turns {
         answers.collect(text, *turn, expected);
     }
-    let last = turns.last().map(|(_, t)| t.to_string()).unwrap_or_default();
+    let last = turns.last().map(|(_, t)| t.clone()).unwrap_or_default();
     (answers, last)
 }
 
-/// Grades one results sample: re-collected from `turn_outputs` with `replay`, else from the stored `task_answers`.
-pub fn grade_result_sample(sample: &serde_json::Value, index: usize, replay: bool, lenient: bool) -> Result<(SampleGrade, Answers), SpecError> {
-    let spec = SampleSpec::from_json(sample, index)?;
-    let outputs = sample.get("turn_outputs").cloned().unwrap_or(serde_json::Value::Null);
-    let (replayed, last) = replay_answers(&outputs, &spec.expected);
-    let answers = if replay { replayed } else { sample.get("task_answers").map(Answers::from_json).unwrap_or_default() };
-    Ok((grade_answers(&spec, &answers, &last, lenient), answers))
+/// How to grade a results sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GradeOptions {
+    /// Re-collect answers from `turn_outputs` (as raw completions) instead of trusting the stored `task_answers`.
+    pub replay: bool,
+    /// Also compute the lenient verdict (reported apart, never mixed into the score).
+    pub lenient: bool,
 }
 
 #[cfg(test)]
@@ -386,11 +382,4 @@ mod tests {
         assert_eq!(SampleSpec::from_json(&json!({"prompt": "x"}), 2), Err(SpecError::NoTruth { index: 2 }));
     }
 
-    #[test]
-    fn uncollected_targets_fall_back_to_the_last_turn_including_unlabelled_boxes() {
-        let sample = json!({"prompt": "Task 1: task_1_out", "ground_truth": 42, "turn_outputs": {"0": "thinking", "1": "so \\boxed{42}"}});
-        let (grade, answers) = grade_result_sample(&sample, 0, true, false).unwrap();
-        assert!(answers.is_empty());
-        assert!(grade.correct);
-    }
 }

@@ -4,23 +4,14 @@
 //! with; the comparison of several runs; and the context curves (prompt tokens per turn). The CLI's `grade`
 //! and the browser's Results page both call this.
 
-use super::record::{epoch_of, is_finished};
-use crate::engine::agent::Strategy;
-use crate::engine::dataset::shape::{family_of, topology_of};
+use super::record::{has_status, strategy_spec, ResultRecord};
+use crate::engine::dataset::shape::family_in;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::metrics::{comparison_row, paired, Comparison, Outcome, Paired, SampleCost};
-use crate::engine::grade::{grade_result_sample, SampleGrade};
+use crate::engine::grade::{grade_answers, replay_answers, SampleGrade, SampleSpec, SpecError};
+pub use crate::engine::grade::GradeOptions;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-
-/// How to grade.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct GradeOptions {
-    /// Re-collect answers from `turn_outputs` (as raw completions) instead of trusting the stored `task_answers`.
-    pub replay: bool,
-    /// Also compute the lenient verdict (reported apart, never mixed into the score).
-    pub lenient: bool,
-}
 
 /// Why a file cannot be graded at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -72,7 +63,7 @@ impl GradedFile {
 pub fn results_samples(file: &Value) -> Result<&[Value], ResultsError> {
     let samples = file.get("samples").and_then(Value::as_array).ok_or(ResultsError::NoSamples)?;
     let has_params = file.get("summary").and_then(|s| s.get("generation_params")).is_some();
-    if !samples.is_empty() && !has_params && !samples.iter().any(|s| s.get("agent_status").is_some()) {
+    if !samples.is_empty() && !has_params && !samples.iter().any(has_status) {
         return Err(ResultsError::Dataset);
     }
     Ok(samples)
@@ -98,59 +89,67 @@ impl GradedFile {
     /// Grades sample `index` of a file of dataset mode `mode` into this file's tally (samples are added in file
     /// order, so a file can be graded a slice at a time).
     pub fn add(&mut self, index: usize, sample: &Value, mode: &str, options: GradeOptions) {
-        if !is_finished(sample) {
+        let record = ResultRecord::parse(sample);
+        if !record.is_finished() {
             self.unfinished += 1;
             return;
         }
-        match grade_result_sample(sample, index, options.replay, options.lenient) {
+        match grade_record(&record, index, options) {
             Ok((grade, answers)) => {
-                let outcome = outcome_of(sample, mode, &grade);
-                self.samples.push(GradedSample { index, grade, answers, outcome, key: key_of(sample), epoch: epoch_of(sample) });
+                let outcome = outcome_of(&record, mode, &grade);
+                let key = record.instance_key.clone().map(|base| match record.epoch {
+                    0 => base,
+                    epoch => format!("{base}|{epoch}"),
+                });
+                self.samples.push(GradedSample { index, grade, answers, outcome, key, epoch: record.epoch });
             }
             Err(e) => self.unreadable.push((index, e.to_string())),
         }
     }
 }
 
+/// Grades one results sample: answers re-collected from its turn outputs with `replay`, else its stored
+/// `task_answers`.
+pub fn grade_record(record: &ResultRecord, index: usize, options: GradeOptions) -> Result<(SampleGrade, Answers), SpecError> {
+    let spec = SampleSpec::from_record(&record.sample, index)?;
+    let (replayed, last) = replay_answers(record.turn_outputs.as_deref().unwrap_or(&[]), &spec.expected);
+    let answers = if options.replay { replayed } else { record.task_answers.clone().unwrap_or_default() };
+    Ok((grade_answers(&spec, &answers, &last, options.lenient), answers))
+}
+
 /// The metrics input of one results sample: its stored fields and its (re-)grade.
-pub fn outcome_of(sample: &Value, mode: &str, grade: &SampleGrade) -> Outcome {
-    let number = |key: &str| sample.get(key).and_then(Value::as_f64);
-    let repairs = sample
-        .get("repairs")
-        .and_then(Value::as_object)
-        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_u64()?))).collect())
-        .unwrap_or_default();
+pub fn outcome_of(record: &ResultRecord, mode: &str, grade: &SampleGrade) -> Outcome {
     Outcome {
-        topology: topology_of(sample).to_string(),
-        family: family_of(sample, mode),
-        task: sample.get("task_name").and_then(Value::as_str).unwrap_or("").to_string(),
+        topology: record.sample.topology.as_str().to_string(),
+        family: family_in(&record.sample, mode),
+        task: record.sample.task_name.clone().unwrap_or_default(),
         correct: grade.correct,
         lenient: grade.lenient,
-        token_length: number("token_length"),
-        turns: number("agent_turns"),
-        tool_calls: number("agent_tool_calls"),
-        status: sample.get("agent_status").and_then(Value::as_str).unwrap_or("unknown").to_string(),
-        repairs,
+        token_length: record.token_length,
+        turns: record.agent_turns,
+        tool_calls: record.agent_tool_calls,
+        status: record.status.as_ref().map_or("unknown", |s| s.as_str()).to_string(),
+        repairs: record.repairs.clone().unwrap_or_default().into_iter().collect(),
         nodes: grade.nodes.clone(),
         first_breaks: grade.first_breaks.clone(),
-        cost: sample_cost(sample),
+        cost: sample_cost(record),
     }
 }
 
 /// What a results sample cost: from its `requests` list (each request's reported prompt tokens, else its
 /// estimate), or from its `usage` totals when an older file has no list (then per-turn prompts are unknown).
-pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
-    if let Some(requests) = sample.get("requests").and_then(Value::as_array) {
+pub fn sample_cost(record: &ResultRecord) -> Option<SampleCost> {
+    if let Some(requests) = &record.requests {
         let mut cost = SampleCost::default();
         for r in requests {
-            let prompt = r.get("prompt_tokens_reported").and_then(Value::as_u64).or_else(|| r.get("prompt_tokens_estimated").and_then(Value::as_u64)).unwrap_or(0);
-            let completion = r.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0);
+            let prompt = r.prompt_tokens().unwrap_or(0);
+            let completion = r.completion_tokens.unwrap_or(0);
             cost.calls += 1;
             cost.total_tokens += prompt + completion;
             cost.prompt_tokens += prompt;
             cost.completion_tokens += completion;
-            cost.cached_prompt_tokens += r.get("cached_prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
-            if r.get("kind").and_then(Value::as_str).unwrap_or("turn") == "turn" {
+            cost.cached_prompt_tokens += r.cached_prompt_tokens.unwrap_or(0);
+            if r.is_turn() {
                 cost.turn_prompt_tokens.push(prompt);
             } else {
                 cost.auxiliary_calls += 1;
@@ -158,12 +157,12 @@ pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
         }
         return Some(cost);
     }
-    let usage = sample.get("usage")?;
-    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    record.usage.as_ref()?;
+    let n = |key: &str| record.usage_of(key).unwrap_or(0);
     let auxiliary_calls = n("auxiliary_calls");
     Some(SampleCost {
         turn_prompt_tokens: Vec::new(),
-        calls: sample.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) + auxiliary_calls,
+        calls: record.agent_turns.map_or(0, |t| t as u64) + auxiliary_calls,
         auxiliary_calls,
         total_tokens: n("prompt_tokens") + n("completion_tokens") + n("auxiliary_prompt_tokens") + n("auxiliary_completion_tokens"),
         prompt_tokens: n("prompt_tokens") + n("auxiliary_prompt_tokens"),
@@ -173,17 +172,9 @@ pub fn sample_cost(sample: &Value) -> Option<SampleCost> {
 }
 
 /// Prompt tokens of each turn's request of a results sample, as `(turn, tokens)` (reported, else estimated).
-pub fn context_curve(sample: &Value) -> Vec<(usize, u64)> {
-    let Some(requests) = sample.get("requests").and_then(Value::as_array) else { return Vec::new() };
-    requests
-        .iter()
-        .filter(|r| r.get("kind").and_then(Value::as_str).unwrap_or("turn") == "turn")
-        .filter_map(|r| {
-            let turn = r.get("turn").and_then(Value::as_u64)? as usize;
-            let tokens = r.get("prompt_tokens_reported").and_then(Value::as_u64).or_else(|| r.get("prompt_tokens_estimated").and_then(Value::as_u64))?;
-            Some((turn, tokens))
-        })
-        .collect()
+pub fn context_curve(record: &ResultRecord) -> Vec<(usize, u64)> {
+    let requests = record.requests.as_deref().unwrap_or(&[]);
+    requests.iter().filter(|r| r.is_turn()).filter_map(|r| Some((r.turn? as usize, r.prompt_tokens()?))).collect()
 }
 
 /// The mean context curve of a results file: per turn, the mean prompt tokens over the samples that reached
@@ -191,7 +182,7 @@ pub fn context_curve(sample: &Value) -> Vec<(usize, u64)> {
 pub fn mean_context_curve(file: &Value) -> Vec<(usize, f64, usize)> {
     let mut sums: Vec<(u64, usize)> = Vec::new();
     for sample in file.get("samples").and_then(Value::as_array).into_iter().flatten() {
-        for (turn, tokens) in context_curve(sample) {
+        for (turn, tokens) in context_curve(&ResultRecord::parse(sample)) {
             if sums.len() <= turn {
                 sums.resize(turn + 1, (0, 0));
             }
@@ -207,15 +198,7 @@ pub fn mean_context_curve(file: &Value) -> Vec<(usize, f64, usize)> {
 /// that say `acg` read as `acg-lite`. `None` when nothing says.
 pub fn strategy_of(file: &Value) -> Option<String> {
     let params = file.get("summary").and_then(|s| s.get("generation_params"));
-    let from = |holder: &Value| {
-        let name = holder.get("strategy").and_then(Value::as_str)?;
-        let legacy = holder.get("acg_budget_tokens").and_then(Value::as_u64);
-        Some(match Strategy::from_results(name, holder.get("strategy_params"), legacy) {
-            Ok(strategy) => strategy.to_string(),
-            Err(_) => name.to_string(),
-        })
-    };
-    params.and_then(from).or_else(|| file.get("samples").and_then(Value::as_array)?.iter().find_map(from))
+    params.and_then(strategy_spec).or_else(|| file.get("samples").and_then(Value::as_array)?.iter().find_map(strategy_spec))
 }
 
 /// One run to compare: its label, its graded file and its strategy.
@@ -243,20 +226,9 @@ pub fn compare_many(runs: &[Run<'_>], baseline: usize) -> Comparison {
     Comparison { baseline, rows }
 }
 
-fn key_of(sample: &Value) -> Option<String> {
-    let base = instance_key(sample)?;
-    Some(match epoch_of(sample) {
-        0 => base,
-        epoch => format!("{base}|{epoch}"),
-    })
-}
-
 /// `task_id|task_name|sample_idx` of a sample: the instance it is an attempt at, whatever the epoch.
 pub fn instance_key(sample: &Value) -> Option<String> {
-    let id = sample.get("task_id")?;
-    let name = sample.get("task_name")?;
-    let idx = sample.get("sample_idx")?;
-    Some(format!("{id}|{name}|{idx}"))
+    ResultRecord::parse(sample).instance_key
 }
 
 /// How two runs' samples were matched.
@@ -341,17 +313,17 @@ mod tests {
             {"turn": 1, "kind": "summary", "prompt_tokens_estimated": 50, "prompt_tokens_reported": null, "completion_tokens": 5},
             {"turn": 1, "kind": "turn", "prompt_tokens_estimated": 60, "prompt_tokens_reported": null, "completion_tokens": null}
         ]);
-        let cost = sample_cost(&a).unwrap();
+        let cost = sample_cost(&ResultRecord::parse(&a)).unwrap();
         assert_eq!((cost.turn_prompt_tokens.clone(), cost.calls, cost.auxiliary_calls, cost.total_tokens), (vec![100, 60], 3, 1, 225));
         assert_eq!((cost.prompt_tokens, cost.completion_tokens), (210, 15), "the summary call's tokens count, priced as input and output");
-        assert_eq!(context_curve(&a), vec![(0, 100), (1, 60)]);
+        assert_eq!(context_curve(&ResultRecord::parse(&a)), vec![(0, 100), (1, 60)]);
         let mut b = sample(1, "success", "7");
         b["usage"] = json!({"prompt_tokens": 40, "completion_tokens": 2});
         b["agent_turns"] = json!(2);
-        assert_eq!(sample_cost(&b).map(|c| (c.calls, c.total_tokens, c.turn_prompt_tokens.is_empty())), Some((2, 42, true)));
+        assert_eq!(sample_cost(&ResultRecord::parse(&b)).map(|c| (c.calls, c.total_tokens, c.turn_prompt_tokens.is_empty())), Some((2, 42, true)));
         b["usage"]["auxiliary_prompt_tokens"] = json!(7);
         b["usage"]["auxiliary_completion_tokens"] = json!(1);
-        assert_eq!(sample_cost(&b).map(|c| (c.total_tokens, c.prompt_tokens, c.completion_tokens)), Some((50, 47, 3)));
+        assert_eq!(sample_cost(&ResultRecord::parse(&b)).map(|c| (c.total_tokens, c.prompt_tokens, c.completion_tokens)), Some((50, 47, 3)));
         let file = json!({"summary": {"generation_params": {"strategy": "acg", "acg_budget_tokens": 3000}}, "samples": [a.clone(), b]});
         assert_eq!(strategy_of(&file).as_deref(), Some("acg-lite:budget_tokens=3000"));
         assert_eq!(mean_context_curve(&file), vec![(0, 100.0, 1), (1, 60.0, 1)]);
@@ -396,5 +368,13 @@ mod tests {
         let by_index = compare_runs(&ga, &grade_results_file(&c, GradeOptions::default()).unwrap());
         assert_eq!(by_index.paired_by, PairedBy::Index);
         assert_eq!(by_index.pairs, vec![(0, 0), (1, 1)]);
+    }
+
+    #[test]
+    fn uncollected_targets_fall_back_to_the_last_turn_including_unlabelled_boxes() {
+        let sample = json!({"prompt": "Task 1: task_1_out", "ground_truth": 42, "turn_outputs": {"0": "thinking", "1": "so \\boxed{42}"}});
+        let (grade, answers) = grade_record(&ResultRecord::parse(&sample), 0, GradeOptions { replay: true, lenient: false }).unwrap();
+        assert!(answers.is_empty());
+        assert!(grade.correct);
     }
 }

@@ -12,9 +12,9 @@ mod summary;
 
 pub use epochs::{epoch_report, expand_epochs, tally_attempts, EpochReport, InstanceConsistency};
 pub use grading::{
-    compare_many, instance_key, compare_runs, context_curve, grade_results_file, mean_context_curve, outcome_of, results_mode, results_samples, sample_cost, strategy_of, GradeOptions, GradedFile,
+    compare_many, instance_key, compare_runs, context_curve, grade_record, grade_results_file, mean_context_curve, outcome_of, results_mode, results_samples, sample_cost, strategy_of, GradeOptions, GradedFile,
     GradedSample, PairedBy, ResultsError, Run, RunComparison,
 };
-pub use record::{epoch_of, is_finished, requests_json, result_sample, transcript_json, with_epoch};
+pub use record::{any_text, epoch_of, has_status, is_finished, requests_json, result_sample, strategy_spec, transcript_entries, transcript_json, with_epoch, RequestEntry, ResultRecord, ResultStatus, TranscriptEntry};
 pub use redact::redact_url;
 pub use summary::{aggregates, generation_params, RunHeader};

@@ -5,8 +5,12 @@
 //! records), `requests` (one entry per request sent, auxiliary calls included), `timings`, `usage`, `repairs`,
 //! `agent_error`, `lenient_correct`).
 
-use crate::engine::agent::{AgentRecord, Message, RequestLog, Status};
+use crate::engine::agent::{AgentRecord, Message, RequestLog, Status, Strategy};
+use crate::engine::dataset::SampleRecord;
+use crate::engine::grade::collect::Answers;
+use crate::engine::grade::NodeStatus;
 use serde_json::{json, Map, Value};
+use serde_json::Value as Json;
 
 /// The transcript as JSON: every message with role, content and, where present, reasoning, tool calls,
 /// the answered call id, the harness's purpose for it and, for a message sent with pictures, how many
@@ -134,6 +138,282 @@ pub fn result_sample(sample: &Value, record: &AgentRecord, strategy: &str, timin
     Value::Object(out)
 }
 
+/// How a results sample ended, as its `agent_status` says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultStatus {
+    /// The agent loop ended (its `api_error` with the stored `agent_error`).
+    Ended(Status),
+    /// Still running when the file was written.
+    InProgress,
+    /// The sample could not be run at all (no prompt, no truth).
+    InvalidSample,
+    /// A status this version does not know, kept as written.
+    Other(String),
+}
+
+impl ResultStatus {
+    /// The results-file spelling.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ResultStatus::Ended(status) => status.as_str(),
+            ResultStatus::InProgress => "in_progress",
+            ResultStatus::InvalidSample => "invalid_sample",
+            ResultStatus::Other(name) => name,
+        }
+    }
+
+    fn parse(name: &str, error: Option<&str>) -> ResultStatus {
+        match name {
+            "in_progress" => ResultStatus::InProgress,
+            "invalid_sample" => ResultStatus::InvalidSample,
+            _ => match Status::parse(name, error.unwrap_or("")) {
+                Some(status) => ResultStatus::Ended(status),
+                None => ResultStatus::Other(name.to_string()),
+            },
+        }
+    }
+
+    /// True for the endpoint failing for good.
+    pub fn is_api_error(&self) -> bool {
+        matches!(self, ResultStatus::Ended(Status::ApiError(_)))
+    }
+}
+
+/// One entry of a sample's `requests` list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestEntry {
+    pub turn: Option<u64>,
+    /// `turn`, or an auxiliary call's kind (`summary`).
+    pub kind: String,
+    /// Messages sent (a count; older files stored the list).
+    pub messages: Option<u64>,
+    pub prompt_tokens_estimated: Option<u64>,
+    pub prompt_tokens_reported: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub cached_prompt_tokens: Option<u64>,
+    pub reasoning_tokens: Option<u64>,
+    pub latency_ms: Option<u64>,
+}
+
+impl RequestEntry {
+    /// The request's prompt tokens: reported, else estimated.
+    pub fn prompt_tokens(&self) -> Option<u64> {
+        self.prompt_tokens_reported.or(self.prompt_tokens_estimated)
+    }
+
+    /// True for a turn of the conversation (not an auxiliary call).
+    pub fn is_turn(&self) -> bool {
+        self.kind == "turn"
+    }
+}
+
+/// One message of a sample's `transcript`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TranscriptEntry {
+    pub role: String,
+    /// A string, a list of content parts, or absent, as written.
+    pub content: Json,
+    pub reasoning: Option<String>,
+    /// Each call's id, function name and arguments (as written: a string or an object).
+    pub tool_calls: Vec<(String, String, Json)>,
+    pub tool_call_id: Option<String>,
+    /// The tool's name on a tool result.
+    pub name: Option<String>,
+    /// Why the harness sent it (`repair:cutoff`, …).
+    pub purpose: Option<String>,
+    /// Pictures the message was sent with; `None` in files that do not count them.
+    pub pictures: Option<u64>,
+}
+
+/// A results sample read once: the dataset sample it ran on and what the run recorded about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRecord {
+    pub sample: SampleRecord,
+    /// `None` for a record with no `agent_status` (a dataset sample, or a sample not yet run).
+    pub status: Option<ResultStatus>,
+    pub agent_error: Option<String>,
+    pub correct: Option<bool>,
+    pub lenient_correct: Option<bool>,
+    /// The attempt this is (0 when the file has one epoch).
+    pub epoch: usize,
+    pub token_length: Option<f64>,
+    pub agent_turns: Option<f64>,
+    pub agent_tool_calls: Option<f64>,
+    /// Each turn's output, in turn order (the reference's `{"0": text}` or a list).
+    pub turn_outputs: Option<Vec<(usize, String)>>,
+    /// The stored answers (`task_answers`); `None` when the file stores none.
+    pub task_answers: Option<Answers>,
+    /// Per-node verdicts as stored, `None` in files that store none.
+    pub node_status: Option<Vec<(String, NodeStatus)>>,
+    pub first_breaks: Vec<String>,
+    pub requests: Option<Vec<RequestEntry>>,
+    /// The `usage` totals, by field name, when stored.
+    pub usage: Option<Vec<(String, u64)>>,
+    /// Repairs by kind, when stored.
+    pub repairs: Option<Vec<(String, u64)>>,
+    /// The strategy as `name:key=value,…` (files from before the registry that say `acg` read as `acg-lite`).
+    pub strategy: Option<String>,
+    /// `task_id|task_name|sample_idx`, as written: the instance this is an attempt at.
+    pub instance_key: Option<String>,
+}
+
+/// The strategy an object with `strategy`, `strategy_params` (and the legacy `acg_budget_tokens`) says, as
+/// `name:key=value,…`; the name as written when it does not parse.
+pub fn strategy_spec(holder: &Json) -> Option<String> {
+    let name = holder.get("strategy").and_then(Json::as_str)?;
+    let legacy = holder.get("acg_budget_tokens").and_then(Json::as_u64);
+    Some(match Strategy::from_results(name, holder.get("strategy_params"), legacy) {
+        Ok(strategy) => strategy.to_string(),
+        Err(_) => name.to_string(),
+    })
+}
+
+fn counts(json: Option<&Json>) -> Option<Vec<(String, u64)>> {
+    json.and_then(Json::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_u64()?))).collect())
+}
+
+fn message_entry(m: &Json) -> TranscriptEntry {
+    let text = |key: &str| m.get(key).and_then(Json::as_str).map(str::to_string);
+    let calls = m.get("tool_calls").and_then(Json::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    TranscriptEntry {
+        role: text("role").unwrap_or_default(),
+        content: m.get("content").cloned().unwrap_or(Json::Null),
+        reasoning: text("reasoning"),
+        tool_calls: calls
+            .iter()
+            .map(|c| {
+                // Ours store `name` and `arguments`; files in the API's own shape nest them under `function`.
+                let function = c.get("function");
+                let id = c.get("id").and_then(Json::as_str).unwrap_or("").to_string();
+                let name = c.get("name").or_else(|| function.and_then(|f| f.get("name"))).and_then(Json::as_str).unwrap_or("").to_string();
+                let arguments = c.get("arguments").or_else(|| function.and_then(|f| f.get("arguments"))).cloned().unwrap_or(Json::Null);
+                (id, name, arguments)
+            })
+            .collect(),
+        tool_call_id: text("tool_call_id"),
+        name: text("name"),
+        purpose: text("purpose"),
+        pictures: m.get("pictures").and_then(Json::as_u64),
+    }
+}
+
+fn request_entry(r: &Json) -> RequestEntry {
+    let n = |key: &str| r.get(key).and_then(Json::as_u64);
+    RequestEntry {
+        turn: n("turn"),
+        kind: r.get("kind").and_then(Json::as_str).unwrap_or("turn").to_string(),
+        messages: n("messages").or_else(|| r.get("messages").and_then(Json::as_array).map(|m| m.len() as u64)),
+        prompt_tokens_estimated: n("prompt_tokens_estimated"),
+        prompt_tokens_reported: n("prompt_tokens_reported"),
+        completion_tokens: n("completion_tokens"),
+        cached_prompt_tokens: n("cached_prompt_tokens"),
+        reasoning_tokens: n("reasoning_tokens"),
+        latency_ms: n("latency_ms"),
+    }
+}
+
+impl ResultRecord {
+    /// Reads a results sample (ours or the reference's). Every result field is optional: a dataset sample
+    /// reads as a record that has not run.
+    pub fn parse(sample: &Json) -> ResultRecord {
+        let error = sample.get("agent_error").and_then(Json::as_str);
+        let turn_outputs = match sample.get("turn_outputs") {
+            Some(Json::Object(map)) => {
+                let mut turns: Vec<(usize, String)> = map.iter().filter_map(|(k, v)| Some((k.parse().ok()?, v.as_str().unwrap_or("").to_string()))).collect();
+                turns.sort_by_key(|(k, _)| *k);
+                Some(turns)
+            }
+            Some(Json::Array(list)) => Some(list.iter().enumerate().map(|(k, v)| (k, v.as_str().unwrap_or("").to_string())).collect()),
+            _ => None,
+        };
+        let node_status = sample.get("node_status").and_then(Json::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), NodeStatus::parse(v.as_str()?)?))).collect());
+        let key = match (sample.get("task_id"), sample.get("task_name"), sample.get("sample_idx")) {
+            (Some(id), Some(name), Some(idx)) => Some(format!("{id}|{name}|{idx}")),
+            _ => None,
+        };
+        ResultRecord {
+            sample: SampleRecord::parse(sample),
+            status: sample.get("agent_status").and_then(Json::as_str).map(|s| ResultStatus::parse(s, error)),
+            agent_error: error.map(str::to_string),
+            correct: sample.get("correct").and_then(Json::as_bool),
+            lenient_correct: sample.get("lenient_correct").and_then(Json::as_bool),
+            epoch: epoch_of(sample),
+            token_length: sample.get("token_length").and_then(Json::as_f64),
+            agent_turns: sample.get("agent_turns").and_then(Json::as_f64),
+            agent_tool_calls: sample.get("agent_tool_calls").and_then(Json::as_f64),
+            turn_outputs,
+            task_answers: sample.get("task_answers").map(Answers::from_json),
+            node_status,
+            first_breaks: sample.get("first_breaks").and_then(Json::as_array).into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+            requests: sample.get("requests").and_then(Json::as_array).map(|list| list.iter().map(request_entry).collect()),
+            usage: counts(sample.get("usage")),
+            repairs: counts(sample.get("repairs")),
+            strategy: strategy_spec(sample),
+            instance_key: key,
+        }
+    }
+
+    /// True once the sample has ended (any status but `in_progress`).
+    pub fn is_finished(&self) -> bool {
+        self.status.as_ref().is_some_and(|s| *s != ResultStatus::InProgress)
+    }
+
+    /// The `agent_status` as written (`""` when there is none).
+    pub fn status_name(&self) -> &str {
+        self.status.as_ref().map_or("", ResultStatus::as_str)
+    }
+
+    /// One `usage` total by name.
+    pub fn usage_of(&self, key: &str) -> Option<u64> {
+        self.usage.as_ref()?.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+/// The sample's `transcript`, each message read (`None` when the file records none). Apart from
+/// [`ResultRecord::parse`], which leaves it out: lists and tallies never need it.
+pub fn transcript_entries(sample: &Json) -> Option<Vec<TranscriptEntry>> {
+    sample.get("transcript").and_then(Json::as_array).map(|list| list.iter().map(message_entry).collect())
+}
+
+/// Calls `visit` on every text of a results sample a search looks through — prompt, error, answers, turn
+/// outputs, and the transcript's contents, reasoning and tool calls — until it returns true. Nothing is
+/// copied, so searching a large file stays a scan.
+pub fn any_text(sample: &Json, visit: &mut dyn FnMut(&str) -> bool) -> bool {
+    let mut found = |v: Option<&Json>| v.and_then(Json::as_str).is_some_and(|s| visit(s));
+    if found(sample.get("prompt")) || found(sample.get("agent_error")) {
+        return true;
+    }
+    if let Some(answers) = sample.get("task_answers").and_then(Json::as_object) {
+        if answers.values().any(|a| found(a.get("answer")) || found(Some(a))) {
+            return true;
+        }
+    }
+    let outputs: Box<dyn Iterator<Item = &Json>> = match sample.get("turn_outputs") {
+        Some(Json::Object(map)) => Box::new(map.values()),
+        Some(Json::Array(list)) => Box::new(list.iter()),
+        _ => Box::new(std::iter::empty()),
+    };
+    for text in outputs {
+        if found(Some(text)) {
+            return true;
+        }
+    }
+    sample.get("transcript").and_then(Json::as_array).into_iter().flatten().any(|m| {
+        found(m.get("content"))
+            || found(m.get("reasoning"))
+            || m.get("tool_calls").and_then(Json::as_array).into_iter().flatten().any(|c| {
+                let function = c.get("function");
+                let field = |key: &str| c.get(key).or_else(|| function.and_then(|f| f.get(key)));
+                found(field("arguments")) || found(field("name"))
+            })
+    })
+}
+
+/// True when a sample records an `agent_status`: it was run (or is running).
+pub fn has_status(sample: &Value) -> bool {
+    sample.get("agent_status").is_some()
+}
+
 /// True once a results sample has ended (any status but `in_progress`).
 pub fn is_finished(sample: &Value) -> bool {
     sample.get("agent_status").and_then(Value::as_str).is_some_and(|s| s != "in_progress")
@@ -194,5 +474,71 @@ mod tests {
         let mut prompt = Message::new(Role::User, "Task 1: read the picture.");
         prompt.images = vec![picture("Image 1 (Task 1):"), picture("Image 2 (Task 2):")];
         check(&[prompt, Message::new(Role::User, "again")], r#"[{"role":"user","content":"Task 1: read the picture.","pictures":2},{"role":"user","content":"again"}]"#);
+    }
+
+    #[test]
+    fn every_status_reads_back_as_written() {
+        for status in [Status::Success, Status::MissingInitialCalculatorCall, Status::MissingRequestedTaskAnswers, Status::MissingBoth, Status::Timeout, Status::ContextLengthExceeded, Status::ApiError("HTTP 500".into())] {
+            let error = match &status {
+                Status::ApiError(m) => m.as_str(),
+                _ => "",
+            };
+            assert_eq!(Status::parse(status.as_str(), error), Some(status.clone()));
+        }
+        assert_eq!(Status::parse("in_progress", ""), None);
+        let read = |s: &str| ResultRecord::parse(&json!({"agent_status": s, "agent_error": "boom"})).status.unwrap();
+        assert_eq!(read("api_error"), ResultStatus::Ended(Status::ApiError("boom".into())));
+        assert!(read("api_error").is_api_error());
+        assert_eq!(read("in_progress"), ResultStatus::InProgress);
+        assert_eq!(read("invalid_sample").as_str(), "invalid_sample");
+        assert_eq!(read("resting"), ResultStatus::Other("resting".into()));
+        assert!(!ResultRecord::parse(&json!({"agent_status": "in_progress"})).is_finished());
+        assert!(!ResultRecord::parse(&json!({"prompt": "p"})).is_finished(), "a dataset sample has not run");
+    }
+
+    #[test]
+    fn a_reference_results_sample_reads_into_its_fields() {
+        let path = format!("{}/tests/fixtures/reference/results_math_multichain.sample.json", env!("CARGO_MANIFEST_DIR"));
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let sample = file.get("samples").map_or(file.clone(), |s| s[0].clone());
+        let record = ResultRecord::parse(&sample);
+        assert_eq!(record.status_name(), sample["agent_status"].as_str().unwrap());
+        assert_eq!(record.correct, sample["correct"].as_bool());
+        assert_eq!(record.agent_turns, sample["agent_turns"].as_f64());
+        let turns = record.turn_outputs.as_ref().unwrap();
+        assert_eq!(turns.len(), sample["turn_outputs"].as_object().unwrap().len());
+        assert!(turns.windows(2).all(|w| w[0].0 < w[1].0), "turn order, not key order (\"10\" sorts before \"2\")");
+        assert_eq!(record.task_answers.as_ref().unwrap().get("task_8_out").map(|a| a.answer.clone()), sample["task_answers"]["task_8_out"]["answer"].as_str().map(str::to_string));
+        assert_eq!(record.requests, None, "the reference keeps no request log");
+        assert!(record.instance_key.is_some());
+    }
+
+    #[test]
+    fn our_record_reads_back_what_result_sample_wrote() {
+        let sample = json!({"prompt": "Task 1: task_1_out", "ground_truth": 1, "task_name": "T", "task_id": 3, "sample_idx": 0,
+            "agent_status": "success", "correct": true, "turn_outputs": ["a", "b"], "node_status": {"task_1_out": "correct"},
+            "first_breaks": [], "strategy": "window", "strategy_params": {"exchanges": 4}, "epoch": 2,
+            "requests": [{"turn": 0, "kind": "turn", "messages": 2, "prompt_tokens_estimated": 90, "prompt_tokens_reported": 100, "completion_tokens": 5, "latency_ms": 7},
+                         {"turn": 1, "kind": "summary", "messages": 3, "prompt_tokens_estimated": 40, "prompt_tokens_reported": null, "completion_tokens": 2, "latency_ms": 3}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 5}, "repairs": {"initial_tool": 1, "final_answer": 0, "cutoff": 0},
+            "transcript": [{"role": "assistant", "content": "x", "tool_calls": [{"id": "c1", "function": {"name": "calculator", "arguments": "[]"}}]},
+                           {"role": "tool", "content": "2", "tool_call_id": "c1", "name": "calculator", "pictures": 1}]});
+        let record = ResultRecord::parse(&sample);
+        assert_eq!((record.epoch, record.instance_key.as_deref()), (2, Some("3|\"T\"|0")));
+        assert_eq!(record.turn_outputs, Some(vec![(0, "a".into()), (1, "b".into())]));
+        assert_eq!(record.node_status, Some(vec![("task_1_out".into(), NodeStatus::Correct)]));
+        assert_eq!(record.strategy.as_deref(), Some("window:exchanges=4"));
+        let requests = record.requests.as_ref().unwrap();
+        assert_eq!((requests[0].prompt_tokens(), requests[1].prompt_tokens(), requests[1].is_turn()), (Some(100), Some(40), false));
+        assert_eq!((record.usage_of("prompt_tokens"), record.usage_of("cached_prompt_tokens")), (Some(100), None));
+        let transcript = transcript_entries(&sample).unwrap();
+        assert_eq!(transcript[0].tool_calls, [("c1".to_string(), "calculator".to_string(), json!("[]"))]);
+        assert_eq!((transcript[1].name.as_deref(), transcript[1].pictures), (Some("calculator"), Some(1)));
+        let mut seen = Vec::new();
+        assert!(!any_text(&sample, &mut |t| {
+            seen.push(t.to_string());
+            false
+        }));
+        assert_eq!(seen, ["Task 1: task_1_out", "a", "b", "x", "[]", "calculator", "2"]);
     }
 }
