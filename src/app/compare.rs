@@ -10,6 +10,7 @@ use crate::app::estimate::{money, Spend, Tokens};
 use crate::app::transcript::grouped;
 use crate::engine::grade::metrics::comparison_cells;
 use crate::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
+use crate::engine::dataset::SampleRecord;
 
 /// The comparison as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,7 +162,7 @@ fn flips_of(files: &[(String, Value)], graded: &[GradedFile]) -> Vec<Flip> {
         for (a, b) in compare_runs(base, other).pairs {
             let (Some(was), Some(now)) = (correct(base, a), correct(other, b)) else { continue };
             if was != now {
-                let task = files[0].1.get("samples").and_then(|s| s.get(a)).and_then(|s| s.get("task_name")).and_then(Value::as_str).unwrap_or("sample");
+                let task = files[0].1.get("samples").and_then(|s| s.get(a)).and_then(|s| SampleRecord::parse(s).task_name).unwrap_or_else(|| "sample".into());
                 flips.push(Flip { run, baseline_index: a, index: b, label: format!("{task} #{a}"), fixed: now });
             }
         }

@@ -11,6 +11,7 @@ use crate::engine::agent::estimate_tokens;
 /// The run's prices and budgets, what it spent and how money is written are the engine run's (`engine::run::spend`).
 pub use crate::engine::run::spend::{grouped, money, Spend, Tokens};
 use crate::engine::grade::SampleSpec;
+use crate::engine::dataset::SampleRecord;
 
 /// Tokens a turn is assumed to write (capped by the run's max tokens).
 pub const COMPLETION_PER_TURN: u64 = 300;
@@ -46,8 +47,9 @@ pub fn estimate(samples: &[Value], system_prompt: &str, max_tokens: u32) -> Esti
     let mut out = Estimate { samples: samples.len(), ..Estimate::default() };
     let mut turns_total = 0u64;
     for (index, sample) in samples.iter().enumerate() {
-        let prompt = sample.get("prompt").and_then(Value::as_str).unwrap_or("");
-        let tasks = SampleSpec::from_json(sample, index).map(|s| s.nodes.len().max(s.expected.len())).unwrap_or(1).max(1) as u64;
+        let record = SampleRecord::parse(sample);
+        let prompt = record.prompt.as_deref().unwrap_or("");
+        let tasks = SampleSpec::from_record(&record, index).map(|s| s.nodes.len().max(s.expected.len())).unwrap_or(1).max(1) as u64;
         let turns = 2 * tasks + 1;
         let first = base + estimate_tokens(prompt);
         // Turn t resends the first request and t earlier turns with their tool results.

@@ -140,13 +140,13 @@ pub fn pictures_in(record: &SampleRecord) -> Vec<PictureView> {
         .map(|p| PictureView {
             image_index: p.image_index,
             task_number: p.task_number,
-            source: match (&p.data_url, &p.file) {
+            source: match (p.data_url.as_ref().filter(|u| u.starts_with("data:image/")), &p.file) {
                 (Some(url), _) => PictureSource::Inline(url.clone()),
                 (None, Some(file)) => PictureSource::File(file.clone()),
                 (None, None) => PictureSource::Missing,
             },
-            width: p.width,
-            height: p.height,
+            width: p.width.unwrap_or(0.0),
+            height: p.height.unwrap_or(0.0),
             path: p.path.clone(),
             truth: p.truth.as_ref().map(repr).unwrap_or_default(),
         })

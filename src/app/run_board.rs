@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::engine::dataset::SampleRecord;
+use crate::engine::results::{counts_of, ResultRecord};
 use super::stored_run::RunSpec;
 
 /// One sample's row of the progress table.
@@ -27,16 +29,17 @@ pub struct Row {
 impl Row {
     /// A queued row for `sample`.
     pub fn queued(index: usize, sample: &Value) -> Row {
-        let task = sample.get("task_name").and_then(Value::as_str).unwrap_or("?").to_string();
+        let task = SampleRecord::parse(sample).task_name.unwrap_or_else(|| "?".into());
         Row { index, task, status: "queued".into(), correct: None, turns: 0, error: None }
     }
 
     /// The row of a finished sample's result record.
     pub fn finish(&mut self, result: &Value) {
-        self.status = result.get("agent_status").and_then(Value::as_str).unwrap_or("done").to_string();
-        self.correct = Some(result.get("correct").and_then(Value::as_bool).unwrap_or(false));
-        self.turns = result.get("agent_turns").and_then(Value::as_u64).unwrap_or(0) as usize;
-        self.error = result.get("agent_error").and_then(Value::as_str).filter(|e| !e.is_empty()).map(str::to_string);
+        let record = ResultRecord::parse(result);
+        self.status = record.status.as_ref().map_or("done", |s| s.as_str()).to_string();
+        self.correct = Some(record.correct.unwrap_or(false));
+        self.turns = record.agent_turns.filter(|t| *t >= 0.0).map_or(0, |t| t as usize);
+        self.error = record.agent_error.filter(|e| !e.is_empty());
     }
 
     /// True once the sample has a result.
@@ -104,7 +107,7 @@ pub fn summarize(spec: &RunSpec, results: &[Value]) -> RunSummary {
         name,
         total: spec.samples.len(),
         done: results.len(),
-        correct: results.iter().filter(|r| r.get("correct").and_then(Value::as_bool) == Some(true)).count(),
+        correct: results.iter().filter(|r| counts_of(r).correct == Some(true)).count(),
         failed: results.iter().filter(|r| is_failed(r)).count(),
         finished: results.len() >= spec.samples.len(),
         started_ms: spec.id.strip_prefix("run-").and_then(|ms| ms.parse::<f64>().ok()),

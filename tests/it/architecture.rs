@@ -32,9 +32,10 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
     ("generate", &["adapter", "filter", "graph", "prompt", "rng", "tasks", "value"]),
     ("dataset", &["adapter", "generate", "graph", "prompt", "tasks", "value"]),
     ("render", &["graph", "tasks", "value"]),
-    // Grading knows nothing about the agent that produced the answers, nor about files.
-    ("grade", &["calculator", "literal", "value"]),
-    ("agent", &["calculator", "grade", "literal", "value"]),
+    // Grading knows nothing about the agent that produced the answers, nor about files: from `dataset` it reads
+    // only the typed sample record (`dataset::record`).
+    ("grade", &["calculator", "dataset", "literal", "value"]),
+    ("agent", &["calculator", "dataset", "grade", "literal", "value"]),
     ("results", &["agent", "dataset", "grade", "literal", "value"]),
     // A run knows the agent's replies and the results file, never how the samples are sent or stored.
     ("run", &["agent", "results"]),

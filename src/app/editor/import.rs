@@ -5,6 +5,7 @@
 
 use super::tidy::with_positions;
 use crate::engine::graph::{self, ParseGraphError, TaskGraph};
+use crate::engine::results::ResultRecord;
 
 /// The largest file the designer opens.
 pub const MAX_IMPORT_BYTES: usize = 8 * 1024 * 1024;
@@ -60,7 +61,7 @@ pub fn open(name: &str, text: &str) -> Result<TaskGraph, ImportError> {
         .map_err(|e| ImportError::NotJson { name: name.to_string(), line: e.line(), column: e.column(), message: e.to_string() })?;
     if let Some(obj) = json.as_object() {
         if !obj.contains_key("nodes") && obj.contains_key("samples") {
-            let results = obj.get("samples").and_then(|s| s.get(0)).is_some_and(|s| s.get("status").is_some() || s.get("task_answers").is_some());
+            let results = obj.get("samples").and_then(|s| s.get(0)).map(ResultRecord::parse).is_some_and(|r| r.status.is_some() || r.task_answers.is_some());
             return Err(if results {
                 ImportError::WrongFile { name: name.to_string(), what: "results", page: "Results" }
             } else {

@@ -10,6 +10,7 @@ use super::error::AgentError;
 use super::strategy::{estimate_request_tokens, CallEvent, ContextInput, Plan, Strategy, StrategyState, TokenEstimator, TurnEvent};
 use super::tokens::estimate_tokens;
 use super::{prompts, toolcalls};
+use crate::engine::dataset::SampleRecord;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::{grade_answers, SampleGrade, SampleSpec, SpecError};
 use serde_json::Value;
@@ -154,21 +155,21 @@ impl AgentInput {
     /// Reads a dataset sample (reference layout), its pictures included (`images[].data_url`, sized by
     /// `images[].metadata.width`/`height`).
     pub fn from_sample(sample: &Value, index: usize) -> Result<AgentInput, InputError> {
-        let spec = SampleSpec::from_json(sample, index)?;
+        let record = SampleRecord::parse(sample);
+        let spec = SampleSpec::from_record(&record, index)?;
         let mut images = Vec::new();
-        for (k, entry) in sample.get("images").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-            let url = match (entry.get("data_url").and_then(Value::as_str), entry.get("file").and_then(Value::as_str)) {
-                (Some(url), _) => url.to_string(),
-                (None, Some(file)) => return Err(ImageInputError::NotInline { index, image: k + 1, file: file.to_string() }.into()),
+        for (k, picture) in record.pictures.iter().enumerate() {
+            let url = match (&picture.data_url, &picture.file) {
+                (Some(url), _) => url.clone(),
+                (None, Some(file)) => return Err(ImageInputError::NotInline { index, image: k + 1, file: file.clone() }.into()),
                 (None, None) => return Err(ImageInputError::Missing { index, image: k + 1 }.into()),
             };
-            let size = |key: &str| entry.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_u64).unwrap_or(1024) as u32;
-            let number = entry.get("image_index").and_then(Value::as_u64).unwrap_or(k as u64 + 1);
-            let label = match entry.get("task_number").and_then(Value::as_u64) {
-                Some(task) => format!("Image {number} (Task {task}):"),
-                None => format!("Image {number}:"),
+            let size = |side: Option<f64>| side.filter(|s| *s >= 0.0).map_or(1024, |s| s as u32);
+            let label = match picture.task_number {
+                0 => format!("Image {}:", picture.image_index),
+                task => format!("Image {} (Task {task}):", picture.image_index),
             };
-            images.push(ImagePart { url, width: size("width"), height: size("height"), label });
+            images.push(ImagePart { url, width: size(picture.width), height: size(picture.height), label });
         }
         Ok(AgentInput { spec, images })
     }

@@ -118,12 +118,13 @@ pub struct Wire {
 pub struct PictureEntry {
     pub image_index: u64,
     pub task_number: u64,
-    /// The PNG as a data URL, inline in the entry or in the prompt's parts.
+    /// The picture's URL (a data URL when inline), from the entry or the prompt's parts.
     pub data_url: Option<String>,
     /// The PNG's file name, for pictures stored beside the dataset.
     pub file: Option<String>,
-    pub width: f64,
-    pub height: f64,
+    /// The picture's size in pixels, when its metadata says.
+    pub width: Option<f64>,
+    pub height: Option<f64>,
     /// The correct path's polyline, in picture pixels.
     pub path: Vec<(f64, f64)>,
     pub truth: Option<Json>,
@@ -489,12 +490,12 @@ fn pictures(sample: &Json, meta: Option<&Json>) -> Vec<PictureEntry> {
         .enumerate()
         .map(|(k, entry)| {
             let meta = entry.get("metadata");
-            let number = |key: &str| meta.and_then(|m| m.get(key)).and_then(Json::as_f64).unwrap_or(0.0);
+            let number = |key: &str| meta.and_then(|m| m.get(key)).and_then(Json::as_f64);
             let polyline = meta.and_then(|m| m.get("selected_path")).and_then(|p| p.get("polyline")).and_then(Json::as_array);
             PictureEntry {
                 image_index: u64_at(entry, "image_index").unwrap_or(k as u64 + 1),
                 task_number: u64_at(entry, "task_number").unwrap_or(0),
-                data_url: str_at(entry, "data_url").or_else(|| prompt_urls.get(k).map(|u| u.to_string())).filter(|u| u.starts_with("data:image/")),
+                data_url: str_at(entry, "data_url").or_else(|| prompt_urls.get(k).map(|u| u.to_string())),
                 file: str_at(entry, "file"),
                 width: number("width"),
                 height: number("height"),

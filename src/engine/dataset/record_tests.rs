@@ -1,9 +1,16 @@
+//! Tests of `record`: every layout read against the vendored reference samples and hand-made records.
+
 use super::*;
 use serde_json::json;
 
 fn reference(name: &str) -> Json {
-    let path = format!("{}/tests/fixtures/reference/{name}", env!("CARGO_MANIFEST_DIR"));
-    let file: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let text = match name {
+        "results_math_multichain.sample.json" => include_str!("../../../tests/fixtures/reference/results_math_multichain.sample.json"),
+        "math_chain.sample.json" => include_str!("../../../tests/fixtures/reference/math_chain.sample.json"),
+        "math_forgetting.sample.json" => include_str!("../../../tests/fixtures/reference/math_forgetting.sample.json"),
+        other => panic!("no vendored sample {other}"),
+    };
+    let file: Json = serde_json::from_str(text).unwrap();
     match file.get("samples") {
         Some(samples) => samples[0].clone(),
         None => file,
@@ -114,7 +121,7 @@ fn pictures_come_from_entries_or_the_prompt_parts() {
     let record = SampleRecord::parse(&line);
     let picture = &record.pictures[0];
     assert_eq!((picture.image_index, picture.task_number, picture.data_url.as_deref()), (1, 1, Some(url)));
-    assert_eq!((picture.width, picture.height, picture.path.clone()), (40.0, 30.0, vec![(1.0, 2.0), (3.0, 4.0)]));
-    let filed = SampleRecord::parse(&json!({"images": [{"image_index": 2, "file": "p.png", "data_url": "http://x"}]}));
-    assert_eq!((filed.pictures[0].data_url.clone(), filed.pictures[0].file.as_deref()), (None, Some("p.png")));
+    assert_eq!((picture.width, picture.height, picture.path.clone()), (Some(40.0), Some(30.0), vec![(1.0, 2.0), (3.0, 4.0)]));
+    let filed = SampleRecord::parse(&json!({"images": [{"image_index": 2, "file": "p.png"}]}));
+    assert_eq!((filed.pictures[0].data_url.clone(), filed.pictures[0].file.as_deref(), filed.pictures[0].width), (None, Some("p.png"), None));
 }

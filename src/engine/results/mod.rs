@@ -15,6 +15,6 @@ pub use grading::{
     compare_many, instance_key, compare_runs, context_curve, grade_record, grade_results_file, mean_context_curve, outcome_of, results_mode, results_samples, sample_cost, strategy_of, GradeOptions, GradedFile,
     GradedSample, PairedBy, ResultsError, Run, RunComparison,
 };
-pub use record::{any_text, epoch_of, has_status, is_finished, requests_json, result_sample, strategy_spec, transcript_entries, transcript_json, with_epoch, RequestEntry, ResultRecord, ResultStatus, TranscriptEntry};
+pub use record::{any_text, counts_of, epoch_of, has_status, same_prompt, status_of, Counts, is_finished, requests_json, result_sample, strategy_spec, transcript_entries, transcript_json, with_epoch, RequestEntry, ResultRecord, ResultStatus, TranscriptEntry};
 pub use redact::redact_url;
 pub use summary::{aggregates, generation_params, RunHeader};

@@ -409,6 +409,33 @@ pub fn any_text(sample: &Json, visit: &mut dyn FnMut(&str) -> bool) -> bool {
     })
 }
 
+/// The few fields the run's tallies and summary read, without reading the rest of the record (they are read
+/// for every sample each time a results file is written).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counts {
+    pub correct: Option<bool>,
+    pub token_length: Option<f64>,
+    pub agent_turns: Option<f64>,
+    pub agent_tool_calls: Option<f64>,
+}
+
+/// The [`Counts`] of a results sample.
+pub fn counts_of(sample: &Json) -> Counts {
+    let number = |key: &str| sample.get(key).and_then(Json::as_f64);
+    Counts { correct: sample.get("correct").and_then(Json::as_bool), token_length: number("token_length"), agent_turns: number("agent_turns"), agent_tool_calls: number("agent_tool_calls") }
+}
+
+/// How a results sample ended (`None` without an `agent_status`), without reading the rest of the record.
+pub fn status_of(sample: &Json) -> Option<ResultStatus> {
+    let error = sample.get("agent_error").and_then(Json::as_str);
+    sample.get("agent_status").and_then(Json::as_str).map(|s| ResultStatus::parse(s, error))
+}
+
+/// True when two records (a result and its dataset sample) carry the same prompt.
+pub fn same_prompt(a: &Json, b: &Json) -> bool {
+    a.get("prompt") == b.get("prompt")
+}
+
 /// True when a sample records an `agent_status`: it was run (or is running).
 pub fn has_status(sample: &Value) -> bool {
     sample.get("agent_status").is_some()
@@ -498,8 +525,7 @@ mod tests {
 
     #[test]
     fn a_reference_results_sample_reads_into_its_fields() {
-        let path = format!("{}/tests/fixtures/reference/results_math_multichain.sample.json", env!("CARGO_MANIFEST_DIR"));
-        let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let file: Value = serde_json::from_str(include_str!("../../../tests/fixtures/reference/results_math_multichain.sample.json")).unwrap();
         let sample = file.get("samples").map_or(file.clone(), |s| s[0].clone());
         let record = ResultRecord::parse(&sample);
         assert_eq!(record.status_name(), sample["agent_status"].as_str().unwrap());

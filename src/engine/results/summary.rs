@@ -3,7 +3,7 @@
 //! file from the CLI and one from the browser carry the same keys. No key can be written: the endpoint's key is a
 //! `Secret` that is never read here, and the base URL is written without userinfo or query.
 
-use super::record::is_finished;
+use super::record::{counts_of, is_finished, Counts};
 use super::redact::redact_url;
 use crate::engine::agent::{AgentConfig, Endpoint};
 use serde_json::{json, Map, Value};
@@ -102,22 +102,23 @@ fn with_provider(mut params: Value, endpoint: &Endpoint) -> Value {
 /// `average_tool_calls`, `average_turns`, `tool_use_rate`.
 pub fn aggregates(samples: &[Value]) -> Map<String, Value> {
     let n = samples.len();
+    let counts: Vec<Counts> = samples.iter().map(counts_of).collect();
     let mut map = Map::new();
-    let correct = samples.iter().filter(|s| s.get("correct") == Some(&Value::Bool(true))).count();
+    let correct = counts.iter().filter(|c| c.correct == Some(true)).count();
     map.insert("overall_accuracy".into(), json!(if n == 0 { 0.0 } else { correct as f64 / n as f64 }));
-    let with_tokens: Vec<&Value> = samples.iter().filter(|s| s.get("token_length").is_some_and(|t| !t.is_null())).collect();
-    let mean = |key: &str| {
+    let with_tokens: Vec<&Counts> = counts.iter().filter(|c| c.token_length.is_some()).collect();
+    let mean = |field: fn(&Counts) -> Option<f64>| {
         let m = with_tokens.len();
         if m == 0 {
             Value::Null
         } else {
-            json!(with_tokens.iter().map(|s| s.get(key).and_then(Value::as_f64).unwrap_or(0.0)).sum::<f64>() / m as f64)
+            json!(with_tokens.iter().map(|c| field(c).unwrap_or(0.0)).sum::<f64>() / m as f64)
         }
     };
-    map.insert("average_token_length".into(), mean("token_length"));
-    map.insert("average_tool_calls".into(), mean("agent_tool_calls"));
-    map.insert("average_turns".into(), mean("agent_turns"));
-    let users = samples.iter().filter(|s| s.get("agent_tool_calls").and_then(Value::as_u64).unwrap_or(0) >= 1).count();
+    map.insert("average_token_length".into(), mean(|c| c.token_length));
+    map.insert("average_tool_calls".into(), mean(|c| c.agent_tool_calls));
+    map.insert("average_turns".into(), mean(|c| c.agent_turns));
+    let users = counts.iter().filter(|c| c.agent_tool_calls.unwrap_or(0.0) >= 1.0).count();
     map.insert("tool_use_rate".into(), json!(if n == 0 { 0.0 } else { users as f64 / n as f64 }));
     map
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::plan::{failed_outright, is_failed, run_samples};
 use super::spend::{Meter, Spend};
 use crate::engine::agent::ChatReply;
-use crate::engine::results::is_finished;
+use crate::engine::results::{counts_of, is_finished, same_prompt};
 
 /// Where one job (one sample of the run) stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,7 +100,7 @@ impl Run {
             if !is_finished(&result) {
                 continue;
             }
-            if result.get("prompt") != sample.get("prompt") {
+            if !same_prompt(&result, sample) {
                 return Err(format!("{source}: sample {index} has a different prompt than the dataset; cannot continue"));
             }
             taken.push((index, result));
@@ -275,5 +275,5 @@ impl Run {
 }
 
 fn is_correct(result: &Value) -> bool {
-    result.get("correct") == Some(&Value::Bool(true))
+    counts_of(result).correct == Some(true)
 }

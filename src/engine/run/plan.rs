@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::engine::agent::strategy::Strategy;
-use crate::engine::results::RunHeader;
+use crate::engine::results::{status_of, strategy_spec, ResultStatus, RunHeader};
 
 /// The settings a continued run must share with the file it continues (besides the strategy).
 const SAME_SETTINGS: [&str; 4] = ["model", "max_tokens", "temperature", "require_initial_calculator_call"];
@@ -21,11 +21,7 @@ pub fn continue_from(source: &str, previous: &Value, header: &mut RunHeader, str
     let Some(old_params) = summary.get("generation_params") else {
         return Err(format!("{source} exists and is not a results file; refusing to overwrite it"));
     };
-    let stored = old_params.get("strategy").and_then(Value::as_str).map(|name| {
-        Strategy::from_results(name, old_params.get("strategy_params"), old_params.get("acg_budget_tokens").and_then(Value::as_u64))
-            .map(|s| s.to_string())
-            .unwrap_or_else(|_| name.to_string())
-    });
+    let stored = strategy_spec(old_params);
     if stored.as_deref() != Some(strategy.to_string().as_str()) {
         return Err(format!("{source}: cannot continue, the strategy was {} and is now {strategy}", stored.as_deref().unwrap_or("not recorded")));
     }
@@ -70,11 +66,11 @@ pub fn run_samples(dataset: &[Value], finished: &[Option<Value>]) -> Vec<Value> 
 /// True when a finished sample failed for a reason other than the model's answers: the endpoint gave up
 /// (`api_error`). Those, and only those, are what "retry failed samples only" runs again.
 pub fn is_failed(result: &Value) -> bool {
-    result.get("agent_status").and_then(Value::as_str) == Some("api_error")
+    status_of(result).is_some_and(|s| s.is_api_error())
 }
 
 /// True when a finished sample counts as explicitly failed in a run's tally: the endpoint gave up, or the sample
 /// could not be read.
 pub fn failed_outright(result: &Value) -> bool {
-    matches!(result.get("agent_status").and_then(Value::as_str), Some("api_error" | "invalid_sample"))
+    status_of(result).is_some_and(|s| s.is_api_error() || s == ResultStatus::InvalidSample)
 }
