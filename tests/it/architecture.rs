@@ -49,6 +49,47 @@ const PAGES: [&str; 6] = ["about", "browse", "design", "evaluate", "generate", "
 /// and a link share) still lives in the app; everything else the CLI needs is in the engine.
 const BIN_APP_MODULES: [&str; 2] = ["form", "plan"];
 
+/// Fields of a sample or results record. Outside the record modules nothing looks them up by name: code reads
+/// `SampleRecord` (`engine/dataset/record.rs`) or `ResultRecord` (`engine/results/record.rs`), which read each
+/// record once.
+const RECORD_KEYS: [&str; 37] = [
+    "agent_status", "agent_error", "correct", "lenient_correct", "turn_outputs", "task_answers", "node_status", "first_breaks",
+    "token_length", "agent_turns", "agent_tool_calls", "expected_task_outputs", "ground_truth", "chain", "multi_chain", "custom_dag",
+    "forgetting", "stage_ground_truths", "sample_idx", "task_name", "task_id", "target_output_name", "target_family", "epoch",
+    "requests", "repairs", "transcript", "strategy_record", "acg_record", "images", "prompt", "answer", "usage", "timings",
+    "strategy", "strategy_params", "extra_inputs",
+];
+
+/// Files that may read those names, and why: the two record modules; the wire formats and provider profiles,
+/// whose `usage`, `prompt` and `metadata` are the APIs' own fields; `Answers`' own (de)serializer, whose
+/// `answer` is its format; and node-link graph files, whose `target_node` is a graph attribute.
+const RECORD_READERS: [&str; 7] = [
+    "src/engine/dataset/record.rs",
+    "src/engine/results/record.rs",
+    "src/engine/agent/openai_wire.rs",
+    "src/engine/agent/anthropic_wire.rs",
+    "src/engine/agent/provider.rs",
+    "src/engine/grade/collect.rs",
+    "src/engine/graph/node_link/mod.rs",
+];
+
+/// The record field a line of code looks up by name (`.get("prompt")`, `.contains_key("epoch")`, or `["chain"]`
+/// unless it is assigned: writers build records by name).
+fn record_lookup(code: &str) -> Option<&'static str> {
+    RECORD_KEYS.iter().copied().find(|key| {
+        let indexed = format!("[\"{key}\"]");
+        let read_by_index = code.match_indices(indexed.as_str()).any(|(at, _)| {
+            // Past any further indexing (`line["metadata"]["images"] = …` writes too).
+            let mut rest = code[at + indexed.len()..].trim_start();
+            while let Some(inner) = rest.strip_prefix('[') {
+                rest = inner.split_once(']').map_or("", |(_, after)| after).trim_start();
+            }
+            !(rest.starts_with('=') && !rest.starts_with("=="))
+        });
+        read_by_index || code.contains(&format!(".get(\"{key}\")")) || code.contains(&format!(".contains_key(\"{key}\")"))
+    })
+}
+
 /// One broken rule, located.
 #[derive(Debug, PartialEq)]
 struct Violation {
@@ -286,7 +327,7 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
         if line.starts_with("//") {
             continue;
         }
-        in_tests |= line.starts_with("#[cfg(test)]");
+        in_tests |= line.starts_with("#[cfg(test)]") || relative.ends_with("/tests.rs") || relative.ends_with("_tests.rs");
         let code = line.split("//").next().unwrap_or("");
         if code.contains("#[should_panic") || code.contains("#[ignore") {
             push(i + 1, "no #[should_panic] or #[ignore]: assert on the error instead".into());
@@ -338,6 +379,11 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
                     ["app", name, ..] if BIN_APP_MODULES.contains(name) => {}
                     other => push(i + 1, format!("the CLI imports only the engine (and app::{{{}}}), not `{}`", BIN_APP_MODULES.join(", "), other.join("::"))),
                 }
+            }
+        }
+        if relative.starts_with("src/") && !in_tests && !RECORD_READERS.contains(&relative) {
+            if let Some(key) = record_lookup(code) {
+                push(i + 1, format!("record field `{key}` looked up by name: read it through SampleRecord or ResultRecord"));
             }
         }
         let in_render = matches!(&place, Place::Engine { module, .. } if module == "render");
@@ -720,4 +766,23 @@ fn the_pages_list_matches_the_pages_folder() {
     found.sort();
     found.dedup();
     assert_eq!(found, PAGES);
+}
+
+#[test]
+fn checker_flags_record_fields_read_by_name_outside_the_record_modules() {
+    let planted = "//! A view.\nlet s = sample.get(\"agent_status\");\nlet c = &record[\"chain\"][\"target\"];\nline[\"prompt\"] = text;\nout[\"metadata\"][\"images\"] = list;\nlet ok = r[\"correct\"] == true;\n";
+    let found = check_source("src/app/view.rs", planted);
+    assert_eq!(
+        rules(&found),
+        vec![
+            (2, "record field `agent_status` looked up by name: read it through SampleRecord or ResultRecord"),
+            (3, "record field `chain` looked up by name: read it through SampleRecord or ResultRecord"),
+            (6, "record field `correct` looked up by name: read it through SampleRecord or ResultRecord"),
+        ],
+        "writes by index are allowed, reads and comparisons are not"
+    );
+    assert!(check_source("src/engine/results/record.rs", planted).is_empty(), "the record modules read fields by name");
+    assert!(check_source("src/app/view_tests.rs", planted).is_empty(), "tests build and inspect records directly");
+    let in_tests = format!("{planted}#[cfg(test)]\nmod tests {{ fn f() {{ x.get(\"prompt\"); }} }}\n");
+    assert_eq!(check_source("src/app/view.rs", &in_tests).len(), 3, "a module's own tests may");
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
+use arbigraph_studio::engine::results::counts_of;
 
 use super::files::fail;
 
@@ -110,7 +111,7 @@ fn row(dir: &Path, port: u16, samples: usize, concurrency: usize, served: &Atomi
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .ok_or("eval wrote no readable results file")?;
-    let correct = results["samples"].as_array().map(|s| s.iter().filter(|s| s["correct"] == true).count()).unwrap_or(0);
+    let correct = results["samples"].as_array().map(|s| s.iter().filter(|s| counts_of(s).correct == Some(true)).count()).unwrap_or(0);
     if correct != samples {
         return Err(format!("only {correct} of {samples} samples were graded correct"));
     }

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::shape::{family_of, topology_of};
-use crate::engine::value::Value;
+use super::record::{check_sample, has_status, SampleRecord};
+use super::shape::{family_in, topology_of};
 
 /// Dataset or results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub fn inspect(json: &Json) -> Inspection {
         }
     };
     let mode = summary.and_then(|s| s.get("mode")).and_then(Json::as_str).unwrap_or("").to_string();
-    let is_results = summary.is_some_and(|s| s.contains_key("generation_params")) || samples.iter().any(|s| s.get("agent_status").is_some());
+    let is_results = summary.is_some_and(|s| s.contains_key("generation_params")) || samples.iter().any(has_status);
     let kind = if is_results { FileKind::Results } else { FileKind::Dataset };
     let topology = samples.first().map(topology_of).unwrap_or("unknown").to_string();
 
@@ -58,41 +58,23 @@ pub fn inspect(json: &Json) -> Inspection {
     let mut statuses = BTreeMap::new();
     let mut correct = 0;
     for (i, sample) in samples.iter().enumerate() {
-        let at = |field: &str| format!("samples[{i}].{field}");
-        let Some(obj) = sample.as_object() else {
-            problems.push(format!("samples[{i}]: not an object"));
-            continue;
+        let checked = match check_sample(sample, &format!("samples[{i}]"), is_results) {
+            Ok(checked) => checked,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
         };
-        for field in ["prompt", "ground_truth", "task_name"] {
-            if !obj.contains_key(field) {
-                problems.push(format!("{}: missing", at(field)));
-            }
+        problems.extend(checked.problems);
+        let record = SampleRecord::parse(sample);
+        if record.topology.as_str() != topology {
+            problems.push(format!("samples[{i}]: topology {} differs from the first sample's {topology}", record.topology.as_str()));
         }
-        if obj.get("prompt").is_some_and(|p| !p.is_string()) {
-            problems.push(format!("{}: not a string", at("prompt")));
-        }
-        if let Some(truth) = obj.get("ground_truth") {
-            if let Err(e) = Value::from_json(truth) {
-                problems.push(format!("{}: {e}", at("ground_truth")));
-            }
-        }
-        if let Some(images) = obj.get("images") {
-            problems.extend(image_problems(images, &at("images")));
-        }
-        if topology_of(sample) != topology {
-            problems.push(format!("samples[{i}]: topology {} differs from the first sample's {topology}", topology_of(sample)));
-        }
-        let family = family_of(sample, &mode);
-        *families.entry(family).or_insert(0) += 1;
-        targets.insert((obj.get("task_id").map(|v| v.to_string()), obj.get("task_name").map(|v| v.to_string())));
+        *families.entry(family_in(&record, &mode)).or_insert(0) += 1;
+        targets.insert(checked.target);
         if is_results {
-            match obj.get("correct") {
-                Some(Json::Bool(true)) => correct += 1,
-                Some(Json::Bool(false)) | Some(Json::Null) => {}
-                _ => problems.push(format!("{}: not a boolean", at("correct"))),
-            }
-            let status = obj.get("agent_status").and_then(Json::as_str).unwrap_or("(none)").to_string();
-            *statuses.entry(status).or_insert(0) += 1;
+            correct += usize::from(checked.correct);
+            *statuses.entry(checked.status.unwrap_or_else(|| "(none)".into())).or_insert(0) += 1;
         }
     }
     Inspection {
@@ -108,23 +90,3 @@ pub fn inspect(json: &Json) -> Inspection {
     }
 }
 
-/// Checks a sample's `images`: each names its PNG and re-checks against its ground truth (see `image::verify`).
-fn image_problems(images: &Json, at: &str) -> Vec<String> {
-    let Some(entries) = images.as_array() else { return vec![format!("{at}: not a list")] };
-    let mut out = Vec::new();
-    for (j, entry) in entries.iter().enumerate() {
-        if entry.get("data_url").and_then(Json::as_str).is_none() && entry.get("file").and_then(Json::as_str).is_none() {
-            out.push(format!("{at}[{j}]: neither data_url nor file"));
-        }
-        let truth: Option<Vec<i64>> = entry.get("ground_truth").and_then(Json::as_array).and_then(|a| a.iter().map(Json::as_i64).collect());
-        match (entry.get("metadata"), truth) {
-            (Some(metadata), Some(truth)) => {
-                if let Err(found) = crate::engine::tasks::image::verify::verify(metadata, &truth) {
-                    out.extend(found.into_iter().map(|p| format!("{at}[{j}]: {p}")));
-                }
-            }
-            _ => out.push(format!("{at}[{j}]: metadata or ground_truth missing")),
-        }
-    }
-    out
-}

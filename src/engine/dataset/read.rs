@@ -4,6 +4,7 @@
 //! browser's worker when a file is opened.
 
 use serde_json::Value as Json;
+use super::record::prompt_problem;
 
 /// The samples of a file, each a JSON object with a string `prompt`, and its summary when it has one.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,7 +73,7 @@ fn read_object(name: &str, json: Json) -> Result<DatasetText, ReadError> {
     };
     let mut problems = Vec::new();
     for (i, sample) in samples.iter().enumerate() {
-        if let Some(problem) = sample_problem(sample) {
+        if let Some(problem) = prompt_problem(sample) {
             problems.push(format!("samples[{i}]{problem}"));
         }
     }
@@ -88,7 +89,7 @@ fn read_lines(name: &str, text: &str) -> Result<DatasetText, ReadError> {
         }
         match serde_json::from_str::<Json>(line) {
             Ok(sample) => {
-                if let Some(problem) = sample_problem(&sample) {
+                if let Some(problem) = prompt_problem(&sample) {
                     problems.push(format!("line {}{problem}", number + 1));
                 }
                 samples.push(sample);
@@ -112,18 +113,6 @@ fn finish(name: &str, summary: Option<Json>, samples: Vec<Json>, mut problems: V
         problems.push(format!("and {more} more"));
     }
     Err(ReadError::Schema { file: name.to_string(), problems })
-}
-
-/// What is wrong with one sample, as a path suffix and message (`.prompt: missing`).
-fn sample_problem(sample: &Json) -> Option<String> {
-    match sample {
-        Json::Object(obj) => match obj.get("prompt") {
-            Some(Json::String(_)) => None,
-            Some(_) => Some(".prompt: not a string".into()),
-            None => Some(".prompt: missing".into()),
-        },
-        _ => Some(": not an object".into()),
-    }
 }
 
 #[cfg(test)]

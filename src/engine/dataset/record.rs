@@ -479,6 +479,101 @@ impl SampleRecord {
     }
 }
 
+/// What `inspect` found in one sample: its schema problems (each located under `at`) and the facts it tallies.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckedSample {
+    pub problems: Vec<String>,
+    /// `task_id` and `task_name` as written: the target the sample is drawn for.
+    pub target: (Option<String>, Option<String>),
+    /// Results only: the stored `correct` is true.
+    pub correct: bool,
+    /// Results only: the `agent_status`.
+    pub status: Option<String>,
+}
+
+/// Checks one sample of a dataset or (with `results`) results file: `prompt`, `ground_truth` and `task_name`
+/// present, the prompt a string, the truth a dataset value, each picture's PNG named and its truth re-checked
+/// (see `image::verify`), and a results sample's `correct` a boolean. `Err` when it is not an object at all.
+pub fn check_sample(sample: &Json, at: &str, results: bool) -> Result<CheckedSample, String> {
+    let Some(obj) = sample.as_object() else { return Err(format!("{at}: not an object")) };
+    let field = |name: &str| format!("{at}.{name}");
+    let mut problems = Vec::new();
+    for name in ["prompt", "ground_truth", "task_name"] {
+        if !obj.contains_key(name) {
+            problems.push(format!("{}: missing", field(name)));
+        }
+    }
+    if obj.get("prompt").is_some_and(|p| !p.is_string()) {
+        problems.push(format!("{}: not a string", field("prompt")));
+    }
+    if let Some(truth) = obj.get("ground_truth") {
+        if let Err(e) = crate::engine::value::Value::from_json(truth) {
+            problems.push(format!("{}: {e}", field("ground_truth")));
+        }
+    }
+    if let Some(images) = obj.get("images") {
+        problems.extend(image_problems(images, &field("images")));
+    }
+    let mut correct = false;
+    if results {
+        match obj.get("correct") {
+            Some(Json::Bool(true)) => correct = true,
+            Some(Json::Bool(false)) | Some(Json::Null) => {}
+            _ => problems.push(format!("{}: not a boolean", field("correct"))),
+        }
+    }
+    Ok(CheckedSample {
+        problems,
+        target: (obj.get("task_id").map(|v| v.to_string()), obj.get("task_name").map(|v| v.to_string())),
+        correct,
+        status: if results { obj.get("agent_status").and_then(Json::as_str).map(str::to_string) } else { None },
+    })
+}
+
+/// Checks a sample's `images`: each names its PNG and re-checks against its ground truth (see `image::verify`).
+fn image_problems(images: &Json, at: &str) -> Vec<String> {
+    let Some(entries) = images.as_array() else { return vec![format!("{at}: not a list")] };
+    let mut out = Vec::new();
+    for (j, entry) in entries.iter().enumerate() {
+        if entry.get("data_url").and_then(Json::as_str).is_none() && entry.get("file").and_then(Json::as_str).is_none() {
+            out.push(format!("{at}[{j}]: neither data_url nor file"));
+        }
+        let truth: Option<Vec<i64>> = entry.get("ground_truth").and_then(Json::as_array).and_then(|a| a.iter().map(Json::as_i64).collect());
+        match (entry.get("metadata"), truth) {
+            (Some(metadata), Some(truth)) => {
+                if let Err(found) = crate::engine::tasks::image::verify::verify(metadata, &truth) {
+                    out.extend(found.into_iter().map(|p| format!("{at}[{j}]: {p}")));
+                }
+            }
+            _ => out.push(format!("{at}[{j}]: metadata or ground_truth missing")),
+        }
+    }
+    out
+}
+
+/// What is wrong with a sample's prompt before it can be read at all, as a path suffix and message
+/// (`.prompt: missing`).
+pub fn prompt_problem(sample: &Json) -> Option<String> {
+    match sample {
+        Json::Object(obj) => match obj.get("prompt") {
+            Some(Json::String(_)) => None,
+            Some(_) => Some(".prompt: not a string".into()),
+            None => Some(".prompt: missing".into()),
+        },
+        _ => Some(": not an object".into()),
+    }
+}
+
+/// What a JSONL line's `metadata` declares under `key` (`topology`, `family`); `None` for other records.
+pub fn declared_of(sample: &Json, key: &str) -> Option<String> {
+    sample.get("metadata").and_then(|m| m.get(key)).and_then(Json::as_str).map(str::to_string)
+}
+
+/// True when a sample records an `agent_status`: it was run (or is running).
+pub fn has_status(sample: &Json) -> bool {
+    sample.get("agent_status").is_some()
+}
+
 fn pictures(sample: &Json, meta: Option<&Json>) -> Vec<PictureEntry> {
     let entries = list_at(sample, "images");
     let entries = if entries.is_empty() { meta.map(|m| list_at(m, "images")).unwrap_or(&[]) } else { entries };

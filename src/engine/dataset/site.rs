@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value as Json};
 
 use super::inspect;
+use super::record::declared_of;
 
 /// The index layout's version.
 pub const INDEX_VERSION: u64 = 1;
@@ -130,8 +131,8 @@ pub fn describe(name: &str, file: &str, bytes: u64, summary: Option<&Json>, samp
     let wrapped = json!({"summary": summary.cloned().unwrap_or(Json::Null), "samples": Json::Array(Vec::new())});
     let mode = inspect(&wrapped).mode;
     let declared = |key: &str| -> Option<String> {
-        let mut values = samples.iter().filter_map(|s| s.get("metadata").and_then(|m| m.get(key)).and_then(Json::as_str));
-        let first = values.next()?.to_string();
+        let mut values = samples.iter().filter_map(|s| declared_of(s, key));
+        let first = values.next()?;
         Some(if values.all(|v| v == first) { first } else { "mixed".into() })
     };
     let (topology, family) = match (declared("topology"), declared("family")) {

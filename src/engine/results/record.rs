@@ -6,6 +6,7 @@
 //! `agent_error`, `lenient_correct`).
 
 use crate::engine::agent::{AgentRecord, Message, RequestLog, Status, Strategy};
+pub use crate::engine::dataset::record::has_status;
 use crate::engine::dataset::SampleRecord;
 use crate::engine::grade::collect::Answers;
 use crate::engine::grade::NodeStatus;
@@ -434,11 +435,6 @@ pub fn status_of(sample: &Json) -> Option<ResultStatus> {
 /// True when two records (a result and its dataset sample) carry the same prompt.
 pub fn same_prompt(a: &Json, b: &Json) -> bool {
     a.get("prompt") == b.get("prompt")
-}
-
-/// True when a sample records an `agent_status`: it was run (or is running).
-pub fn has_status(sample: &Value) -> bool {
-    sample.get("agent_status").is_some()
 }
 
 /// True once a results sample has ended (any status but `in_progress`).
