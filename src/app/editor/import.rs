@@ -61,7 +61,11 @@ pub fn open(name: &str, text: &str) -> Result<TaskGraph, ImportError> {
         .map_err(|e| ImportError::NotJson { name: name.to_string(), line: e.line(), column: e.column(), message: e.to_string() })?;
     if let Some(obj) = json.as_object() {
         if !obj.contains_key("nodes") && obj.contains_key("samples") {
-            let results = obj.get("samples").and_then(|s| s.get(0)).map(ResultRecord::parse).is_some_and(|r| r.status.is_some() || r.task_answers.is_some());
+            let results = obj.get("samples").and_then(|s| s.get(0)).is_some_and(|s| {
+                // Ours say `agent_status`; a bare `status` is how other harnesses' result lists mark a run.
+                let record = ResultRecord::parse(s);
+                record.status.is_some() || record.task_answers.is_some() || s.get("status").is_some()
+            });
             return Err(if results {
                 ImportError::WrongFile { name: name.to_string(), what: "results", page: "Results" }
             } else {
@@ -121,8 +125,10 @@ mod tests {
         }
         let dataset = open("d.json", r#"{"summary": {}, "samples": [{"prompt": "x"}]}"#).unwrap_err();
         assert_eq!(dataset.to_string(), "d.json: this is a dataset file, not a task graph (open it on the Generate page)");
-        let results = open("r.json", r#"{"samples": [{"status": "success"}]}"#).unwrap_err();
-        assert!(results.to_string().contains("results file"), "{results}");
+        for text in [r#"{"samples": [{"status": "success"}]}"#, r#"{"samples": [{"agent_status": "success"}]}"#] {
+            let results = open("r.json", text).unwrap_err();
+            assert!(results.to_string().contains("results file"), "{results}");
+        }
     }
 
     #[test]
