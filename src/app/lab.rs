@@ -24,7 +24,7 @@ impl Lab {
     /// and a lab already at [`LAB_LIMIT`] are refused, saying why.
     pub fn add(&mut self, strategy: Strategy) -> Result<(), String> {
         if let Some(at) = self.strategies.iter().position(|s| *s == strategy) {
-            return Err(format!("{strategy} is already in the lab (#{}): change a parameter to compare another setting", at + 1));
+            return Err(format!("{} is already in the lab (#{}): change a parameter to compare another setting", label(&strategy), at + 1));
         }
         if self.strategies.len() >= LAB_LIMIT {
             return Err(format!("a lab runs at most {LAB_LIMIT} strategies: remove one first"));
@@ -44,9 +44,20 @@ impl Lab {
     pub fn ready(&self) -> Result<&[Strategy], String> {
         match self.strategies.len() {
             0 => Err("the lab is empty: choose a strategy above and add it, then another, to compare them".into()),
-            1 => Err(format!("the lab has only {}: add another strategy to compare it with", self.strategies[0])),
+            1 => Err(format!("the lab has only {}: add another strategy to compare it with", label(&self.strategies[0]))),
             _ => Ok(&self.strategies),
         }
+    }
+}
+
+/// `strategy` as the lab names it: its name and only the parameters that differ from their defaults
+/// (`acg:clusters=0`, `window:exchanges=4`, `acg`), which parses back to the same strategy.
+pub fn label(strategy: &Strategy) -> String {
+    let changed: Vec<String> = strategy.info().params.iter().zip(strategy.params()).filter(|(info, (_, value))| *value != info.default).map(|(_, (key, value))| format!("{key}={value}")).collect();
+    if changed.is_empty() {
+        strategy.name().to_string()
+    } else {
+        format!("{}:{}", strategy.name(), changed.join(","))
     }
 }
 
@@ -116,10 +127,20 @@ mod tests {
         assert_eq!(names[0], "full");
         assert_eq!(names[1], "window:exchanges=2");
         assert!(names[3].contains("clusters=0"));
+        assert_eq!(lab.strategies().iter().map(label).collect::<Vec<_>>(), ["full", "window:exchanges=2", "acg", "acg:clusters=0"]);
         lab.remove(1);
         lab.remove(9);
         assert_eq!(lab.strategies().len(), 3);
         assert_eq!(lab.strategies()[1].name(), "acg");
+    }
+
+    #[test]
+    fn a_strategy_is_labelled_by_what_differs_from_its_defaults_and_parses_back() {
+        for (text, shown) in [("acg", "acg"), ("acg:clusters=0,budget_tokens=5000", "acg:clusters=0"), ("window:exchanges=4", "window:exchanges=4"), ("full", "full"), ("mask:keep=10", "mask")] {
+            let strategy = parse(text);
+            assert_eq!(label(&strategy), shown);
+            assert_eq!(parse(shown), strategy);
+        }
     }
 
     #[test]

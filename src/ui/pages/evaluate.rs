@@ -25,7 +25,7 @@ use check::EndpointCheck;
 use lab::LabPanel;
 use settings::{ProviderPicker, RunSettingsForm};
 use strategy::StrategyPicker;
-use crate::app::lab::{run_id, LabProgress};
+use crate::app::lab::{label, run_id, LabProgress};
 use crate::app::live::progress_line;
 use crate::app::run_board::is_failed;
 use crate::app::stored_run::{latest_unfinished, RunSpec};
@@ -159,17 +159,19 @@ pub fn EvaluatePage() -> impl IntoView {
             return error.set(problem);
         }
         let stamp = js_sys::Date::now() as u64;
-        let texts: Vec<String> = strategies.iter().map(ToString::to_string).collect();
+        // Each run is named, and compared, by what its strategy changes from the defaults (`acg:clusters=0`).
+        let texts: Vec<String> = strategies.iter().map(label).collect();
         let specs: Vec<RunSpec> = texts
             .iter()
+            .zip(&strategies)
             .enumerate()
-            .map(|(at, text)| RunSpec {
+            .map(|(at, (text, strategy))| RunSpec {
                 id: run_id(stamp, at),
                 name: format!("lab {}/{} · {text}", at + 1, texts.len()),
                 finished: false,
                 samples: samples.clone(),
                 topology: topology.clone(),
-                strategy: text.clone(),
+                strategy: strategy.to_string(),
                 max_tokens: max_tokens.get_untracked(),
                 base_url: endpoint.base_url.clone(),
                 model: endpoint.model.clone(),

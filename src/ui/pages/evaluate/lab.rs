@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::lab::label;
 use crate::ui::state::AppState;
 
 /// The panel. `on_run` starts the lab; `busy` is true while a run or a lab goes or samples are gathered.
@@ -39,9 +40,9 @@ pub fn LabPanel(on_run: Callback<()>, busy: Signal<bool>) -> impl IntoView {
                 title="add the strategy chosen above, with its parameters, to the strategies the lab compares">"Add to lab"</button>
             <ol class="eval-lab-items" aria-label="Strategies the lab runs, the baseline first">
                 {move || lab.get().strategies().iter().enumerate().map(|(at, s)| {
-                    let text = s.to_string();
+                    let (text, full) = (label(s), s.to_string());
                     view! {
-                        <li class="chip" data-testid="lab-item" data-strategy=text.clone()>
+                        <li data-testid="lab-item" data-strategy=text.clone() title=full>
                             {text.clone()}{(at == 0).then_some(" (baseline)")}
                             <button class="eval-lab-remove" data-testid="lab-remove" aria-label=format!("remove {text} from the lab") disabled=move || busy.get()
                                 on:click=move |_| lab.update(|l| l.remove(at))>"×"</button>

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::lab::{lab_of, lab_runs};
+use crate::app::lab::{label, lab_of, lab_runs};
 use crate::app::results_data::ResultsData;
 use crate::app::run_board::{checked_name, newest_first, summarize, RunSummary};
 use crate::app::stored_run::RunSpec;
@@ -87,7 +87,8 @@ pub fn RunList(revision: RwSignal<u64>, running: RwSignal<bool>, current: Signal
                 let mut files = Vec::new();
                 for id in &ids {
                     let spec = read_spec(&store, id).await?;
-                    files.push((spec.strategy.clone(), stored_results_file(&store, &spec).await?));
+                    let name = crate::engine::agent::Strategy::parse(&spec.strategy).map_or_else(|_| spec.strategy.clone(), |s| label(&s));
+                    files.push((name, stored_results_file(&store, &spec).await?));
                 }
                 Ok::<_, String>(files)
             };
