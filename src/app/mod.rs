@@ -10,7 +10,7 @@
 //! queue of samples for concurrent lanes, "retry failed" and the run list),
 //! `run_settings` (endpoint presets, temperature, limits and extra headers), `estimate` (a run's tokens and
 //! cost before it starts, and the budget that stops it), `strategy_form` (the strategy and
-//! its parameters) and `transcript` (a results file sample by sample: the list, its filters and search, each
+//! its parameters), `lab` (a strategy lab: several strategies on the same samples, then their comparison) and `transcript` (a results file sample by sample: the list, its filters and search, each
 //! sample's transcript and where its chain broke). `editor` is the
 //! designer's canvas editor.
 
@@ -26,6 +26,7 @@ pub mod eval_source;
 pub mod form;
 pub mod instance;
 pub mod jobs;
+pub mod lab;
 pub mod link;
 pub mod list_window;
 pub mod live;

@@ -110,7 +110,8 @@ pub fn summarize(spec: &RunSpec, results: &[Value]) -> RunSummary {
         correct: results.iter().filter(|r| counts_of(r).correct == Some(true)).count(),
         failed: results.iter().filter(|r| is_failed(r)).count(),
         finished: results.len() >= spec.samples.len(),
-        started_ms: spec.id.strip_prefix("run-").and_then(|ms| ms.parse::<f64>().ok()),
+        // `run-<ms>`, or `run-<ms>-lab<k>` for a strategy lab's runs (`app::lab::run_id`).
+        started_ms: spec.id.strip_prefix("run-").and_then(|rest| rest.split('-').next()).and_then(|ms| ms.parse::<f64>().ok()),
         model: spec.model.clone(),
         strategy: spec.strategy.clone(),
     }
@@ -212,6 +213,8 @@ mod tests {
         assert_eq!(summary.progress(), "2 of 5 done · 1 correct · 1 failed");
         assert_eq!(summary.started_ms, Some(1_700_000_000_000.0));
         assert!(!summary.finished);
+        let lab_run = summarize(&RunSpec { id: crate::app::lab::run_id(1_700_000_000_000, 2), ..spec(1) }, &results[..1]);
+        assert_eq!(lab_run.started_ms, Some(1_700_000_000_000.0), "a lab's runs sort by when the lab started");
         let named = summarize(&RunSpec { name: "qwen at 0.7".into(), ..spec(2) }, &results);
         assert_eq!((named.name.as_str(), named.finished), ("qwen at 0.7", true));
         assert_eq!(summarize(&spec(1), &results[..1]).progress(), "1 of 1 done · 1 correct");

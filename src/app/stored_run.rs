@@ -86,7 +86,13 @@ impl RunSpec {
 
 /// The latest unfinished run among stored ones, if any.
 pub fn latest_unfinished(runs: Vec<RunSpec>) -> Option<RunSpec> {
-    runs.into_iter().filter(|r| !r.finished).max_by(|a, b| (a.id.len(), &a.id).cmp(&(b.id.len(), &b.id)))
+    // Ids are `run-<ms>` or, for a strategy lab's runs, `run-<ms>-lab<k>`: ordered by the stamp, then the place.
+    let key = |id: &str| -> (u64, u64) {
+        let rest = id.strip_prefix("run-").unwrap_or(id);
+        let (stamp, at) = rest.split_once("-lab").unwrap_or((rest, ""));
+        (stamp.parse().unwrap_or(0), at.parse().unwrap_or(0))
+    };
+    runs.into_iter().filter(|r| !r.finished).max_by_key(|r| key(&r.id))
 }
 
 #[cfg(test)]
@@ -129,6 +135,10 @@ mod tests {
         let runs = vec![spec("run-900", false), spec("run-1000", false), spec("run-2000", true)];
         assert_eq!(latest_unfinished(runs).map(|r| r.id), Some("run-1000".into()));
         assert_eq!(latest_unfinished(vec![spec("run-1", true)]), None);
+        let lab = vec![spec("run-2000", false), spec("run-1500-lab1", false), spec("run-1500-lab0", false)];
+        assert_eq!(latest_unfinished(lab).map(|r| r.id), Some("run-2000".into()), "a lab's longer id is not a later run");
+        let lab = vec![spec("run-1000", false), spec("run-1500-lab1", false), spec("run-1500-lab0", false)];
+        assert_eq!(latest_unfinished(lab).map(|r| r.id), Some("run-1500-lab1".into()));
     }
 
     #[test]

@@ -212,3 +212,77 @@ Access-Control-Request-Headers: authorization, content-type\r\nAccess-Control-Re
     let missing = raw_exchange(server.port, "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     assert!(missing.starts_with("HTTP/1.1 404") && missing.to_ascii_lowercase().contains("access-control-allow-origin: *"), "errors are readable too: {missing}");
 }
+
+#[test]
+fn a_strategy_lab_runs_every_strategy_on_the_same_samples_and_prints_the_paired_table() {
+    let dir = scratch("strategies-cli-lab");
+    let dataset = dir.join("long-edge.json");
+    std::fs::write(&dataset, json!({"summary": {}, "samples": crate::strategies_probe::long_edge(2)}).to_string()).unwrap();
+    let server = start_probe(&dataset, 2);
+    let folder = dir.join("lab");
+    let lab = ["--strategy", "full", "--strategy", "window:exchanges=4", "--strategy", "acg"];
+    let url = format!("http://127.0.0.1:{}/v1", server.port);
+    let mut args = vec!["eval", "--dataset", dataset.to_str().unwrap(), "--base-url", &url, "--model", "probe", "--concurrency", "2"];
+    args.extend_from_slice(&lab);
+    args.extend_from_slice(&["--max-tokens", "1024", "--repair-max-tokens", "2048", "-o", folder.to_str().unwrap()]);
+    let (code, table, stderr) = arbigraph(&args);
+    // Wrong answers are results, not failures: only a run that could not finish exits non-zero.
+    assert_eq!(code, 0, "{stderr}");
+    let nodes_right = |file: &str| -> (usize, usize, usize) {
+        let results = read(&folder.join(file));
+        let samples = results["samples"].as_array().unwrap().clone();
+        let statuses: Vec<Value> = samples.iter().flat_map(|s| s["node_status"].as_object().cloned().unwrap_or_default().into_values()).collect();
+        let right = statuses.iter().filter(|s| *s == "correct").count();
+        (samples.iter().filter(|s| s["correct"] == true).count(), right, statuses.len())
+    };
+    assert_eq!(nodes_right("full.json"), (2, 46, 46), "full keeps every value");
+    assert_eq!(nodes_right("acg.json"), (2, 46, 46), "acg brings the long edge's value back");
+    let (targets, right, total) = nodes_right("window-exchanges-4.json");
+    assert_eq!((targets, total), (0, 46), "a window of 4 exchanges loses the value read 22 tasks later");
+    assert!(right < total, "window keeps {right}/{total}");
+    assert_eq!(read(&folder.join("window-exchanges-4.json"))["samples"][0]["strategy_params"], json!({"exchanges": 4}));
+    // One table, the strategies in the order given, paired against the first.
+    let rows: Vec<&str> = table.lines().skip(1).filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(rows.len(), 3, "{table}");
+    assert!(rows[0].starts_with("full.json") && rows[0].contains("100.0%") && rows[0].contains("baseline"), "{table}");
+    assert!(rows[1].starts_with("window-exchanges-4.json") && rows[1].contains("0.0%") && rows[1].contains("-100.0 pts (p 0.5000)"), "{table}");
+    assert!(rows[2].starts_with("acg.json") && rows[2].contains("+0.0 pts (p 1.0000)"), "{table}");
+    assert!(stderr.contains("[lab] 3/3: acg ->"), "{stderr}");
+    // The same command again continues every file: the finished samples are kept, not run again.
+    let timings = |file: &str| read(&folder.join(file))["samples"].as_array().unwrap().iter().map(|s| s["timings"].clone()).collect::<Vec<_>>();
+    let before = [timings("full.json"), timings("acg.json")];
+    let (code, again, stderr) = arbigraph(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(again, table);
+    assert_eq!([timings("full.json"), timings("acg.json")], before, "{stderr}");
+}
+
+#[test]
+fn a_strategy_lab_refuses_what_it_cannot_run_before_sending_anything() {
+    let dir = scratch("strategies-cli-lab-refusals");
+    let dataset = dir.join("multichain.json");
+    std::fs::write(&dataset, json!({"summary": {}, "samples": multichain(1)}).to_string()).unwrap();
+    let lab = |extra: &[&str], output: &str| {
+        let out = dir.join(output);
+        let mut args = vec!["eval", "--dataset", dataset.to_str().unwrap(), "--base-url", "http://127.0.0.1:9/v1", "--model", "probe"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", out.to_str().unwrap()]);
+        let (code, _, stderr) = arbigraph(&args);
+        (code, stderr, out)
+    };
+    let (code, stderr, out) = lab(&["--strategy", "acg", "--strategy", "window", "--strategy", "acg:clusters=1"], "dup");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--strategy (#3 `acg:clusters=1`): the same strategy as #1 `acg`"), "{stderr}");
+    assert!(!out.exists(), "nothing written");
+    let (code, stderr, _) = lab(&["--strategy", "full", "--strategy", "window:exchanges=zero"], "bad");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--strategy (#2 `window:exchanges=zero`)") && stderr.contains("must be a whole number"), "{stderr}");
+    let (code, stderr, _) = lab(&["--strategy", "full", "--strategy", "mask", "--strategy-param", "keep=2"], "params");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--strategy-param: with several --strategy"), "{stderr}");
+    let (code, stderr, _) = lab(&["--strategy", "full", "--strategy", "mask"], "results.json");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("names a file; with several --strategy it names a folder"), "{stderr}");
+    let (_, help, _) = arbigraph(&["eval", "--help"]);
+    assert!(help.contains("Repeat --strategy to run a strategy lab"), "{help}");
+}

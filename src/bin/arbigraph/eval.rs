@@ -8,7 +8,7 @@
 use arbigraph_studio::engine::agent::endpoint::parse_header;
 use arbigraph_studio::engine::agent::provider::{self, RequestShape, Resend, Wire};
 use arbigraph_studio::engine::agent::retry::wait_from_headers;
-use arbigraph_studio::engine::agent::strategy::{self, split_param, Strategy};
+use arbigraph_studio::engine::agent::strategy::{split_param, Strategy};
 use arbigraph_studio::engine::agent::{
     run_episode, wire, AgentConfig, AgentError, AgentInput, AgentSession, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEnd, EpisodeEvent,
     RetryPolicy, Secret,
@@ -25,7 +25,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Arguments of `arbigraph eval`.
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct Args {
     /// The dataset (reference layout), or a results file to continue.
     #[arg(long)]
@@ -52,9 +52,10 @@ pub struct Args {
     /// An extra request header, `Name: value` (repeatable; values are never written anywhere).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
-    // The help lists every strategy of the registry with its parameter defaults (`strategy::help`).
-    #[arg(long, default_value = "full", help = strategy::help())]
-    strategy: String,
+    // The help lists every strategy of the registry with its parameter defaults (`strategy::help`); repeated, it
+    // runs a strategy lab (`lab.rs`).
+    #[arg(long, default_value = "full", help = super::lab::strategy_help())]
+    strategy: Vec<String>,
     /// One parameter of the strategy as `key=value` (repeatable; overrides the same key given after `NAME:`).
     #[arg(long = "strategy-param", value_name = "KEY=VALUE")]
     strategy_params: Vec<String>,
@@ -101,14 +102,40 @@ pub struct Args {
     /// Also record the lenient verdict.
     #[arg(long)]
     lenient: bool,
-    /// The results file (continued if it exists).
+    /// The results file (continued if it exists); with several --strategy, a folder holding one results file
+    /// per strategy.
     #[arg(short, long)]
     output: PathBuf,
 }
 
-/// Runs the command.
+impl Args {
+    /// The `--strategy` values as given, in order.
+    pub(super) fn strategies(&self) -> &[String] {
+        &self.strategy
+    }
+
+    /// `--output` as given.
+    pub(super) fn output(&self) -> &Path {
+        &self.output
+    }
+
+    /// Whether `--strategy-param` was given.
+    pub(super) fn has_strategy_params(&self) -> bool {
+        !self.strategy_params.is_empty()
+    }
+
+    /// The same run with one strategy, written to `output`.
+    pub(super) fn one(&self, strategy: &str, output: PathBuf) -> Args {
+        Args { strategy: vec![strategy.to_string()], output, ..self.clone() }
+    }
+}
+
+/// Runs the command; several `--strategy` run a strategy lab.
 pub fn run(args: Args) -> ExitCode {
-    match run_inner(&args) {
+    if args.strategy.len() > 1 {
+        return super::lab::run(&args);
+    }
+    match run_one(&args) {
         Ok(code) => code,
         Err(message) => super::files::fail(message),
     }
@@ -131,11 +158,12 @@ fn now_iso() -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_micros())
 }
 
-/// The strategy `--strategy` and `--strategy-param` name, checked against the registry.
-fn strategy_of(args: &Args) -> Result<Strategy, String> {
-    let (name, inline) = match args.strategy.split_once(':') {
+/// The strategy `--strategy` (the first) and `--strategy-param` name, checked against the registry.
+pub(super) fn strategy_of(args: &Args) -> Result<Strategy, String> {
+    let spec = args.strategy.first().map_or("full", String::as_str);
+    let (name, inline) = match spec.split_once(':') {
         Some((name, rest)) => (name.trim(), rest),
-        None => (args.strategy.trim(), ""),
+        None => (spec.trim(), ""),
     };
     let mut params: Vec<(String, String)> = Vec::new();
     for text in inline.split(',').map(str::trim).filter(|t| !t.is_empty()).chain(args.strategy_params.iter().map(String::as_str)) {
@@ -198,7 +226,8 @@ fn endpoint_of(args: &Args) -> Result<Endpoint, String> {
     Ok(endpoint)
 }
 
-fn run_inner(args: &Args) -> Result<ExitCode, String> {
+/// One run: the first `--strategy` over the dataset into `--output`.
+pub(super) fn run_one(args: &Args) -> Result<ExitCode, String> {
     let strategy = strategy_of(args)?;
     let endpoint = endpoint_of(args)?;
     let (samples, dataset_summary) = dataset_samples(args)?;

@@ -136,7 +136,12 @@ fn comparison(args: &Args, first: &[PathBuf]) -> Result<(String, bool), String> 
         },
         None => 0,
     };
-    let options = GradeOptions { replay: args.replay, lenient: false };
+    compare_paths(&paths, baseline, args.markdown, GradeOptions { replay: args.replay, lenient: false })
+}
+
+/// The comparison table of the runs in `paths`, paired against `paths[baseline]` (Markdown when `markdown`),
+/// with a line for each file that left samples ungraded; also whether any file had unreadable samples.
+pub(super) fn compare_paths(paths: &[PathBuf], baseline: usize, markdown: bool, options: GradeOptions) -> Result<(String, bool), String> {
     let graded: Vec<(GradedFile, Option<String>)> = paths.iter().map(|p| grade_path(p, options)).collect::<Result<_, _>>()?;
     let runs: Vec<Run<'_>> = paths
         .iter()
@@ -144,7 +149,7 @@ fn comparison(args: &Args, first: &[PathBuf]) -> Result<(String, bool), String> 
         .map(|(path, (g, strategy))| Run { label: label(path), strategy: strategy.clone().unwrap_or_else(|| "?".into()), graded: g })
         .collect();
     let table = compare_many(&runs, baseline);
-    let mut out = if args.markdown { render_comparison_markdown(&table) } else { render_comparison(&table) };
+    let mut out = if markdown { render_comparison_markdown(&table) } else { render_comparison(&table) };
     let unreadable = graded.iter().any(|(g, _)| !g.unreadable.is_empty());
     for (path, (g, _)) in paths.iter().zip(&graded) {
         if g.unfinished > 0 || !g.unreadable.is_empty() {

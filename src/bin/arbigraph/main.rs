@@ -1,5 +1,5 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval, probe-server, render,
-//! render-image, inspect, bench, site).
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab,
+//! probe-server, render, render-image, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
@@ -32,6 +32,8 @@ mod generate;
 mod grade;
 #[cfg(not(target_arch = "wasm32"))]
 mod inspect;
+#[cfg(not(target_arch = "wasm32"))]
+mod lab;
 #[cfg(not(target_arch = "wasm32"))]
 mod probe;
 #[cfg(not(target_arch = "wasm32"))]
@@ -67,7 +69,7 @@ fn main() -> std::process::ExitCode {
         Trace(trace::Args),
         /// Re-grade a results file and print the metrics.
         Grade(grade::Args),
-        /// Run an agent over a dataset against an OpenAI-compatible endpoint.
+        /// Run an agent over a dataset against an OpenAI-compatible endpoint; several --strategy run a strategy lab.
         Eval(eval::Args),
         /// Serve the probe: a deterministic solver with amnesia behind an OpenAI-compatible endpoint.
         ProbeServer(probe::Args),

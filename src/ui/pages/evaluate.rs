@@ -4,6 +4,7 @@
 
 pub(super) mod budget;
 mod check;
+mod lab;
 mod run;
 mod runs;
 mod settings;
@@ -14,15 +15,17 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::engine::agent::Endpoint;
+use crate::engine::agent::{Endpoint, Strategy};
 use crate::engine::dataset::{self, to_pretty_string, RunInfo};
 use crate::engine::generate;
 use crate::engine::results::expand_epochs;
 use crate::ui::common::{sentence, ErrorView};
 use budget::BudgetForm;
 use check::EndpointCheck;
+use lab::LabPanel;
 use settings::{ProviderPicker, RunSettingsForm};
 use strategy::StrategyPicker;
+use crate::app::lab::{label, run_id, LabProgress};
 use crate::app::live::progress_line;
 use crate::app::run_board::is_failed;
 use crate::app::stored_run::{latest_unfinished, RunSpec};
@@ -147,11 +150,87 @@ pub fn EvaluatePage() -> impl IntoView {
         };
         execute(spec, endpoint);
     };
-    let start = move |_| {
+    // A strategy lab: every strategy of the lab on the same samples, one run after another (each an ordinary
+    // stored run, `run-<stamp>-lab<k>`), then Results compares them, paired against the first. Stop ends the lab.
+    let lab_state = state.lab;
+    let run_lab = move |(samples, topology): (Vec<Value>, String), strategies: Vec<Strategy>| {
+        let endpoint = endpoint.get_untracked();
+        if let Some(problem) = endpoint.base_url_problem() {
+            return error.set(problem);
+        }
+        let stamp = js_sys::Date::now() as u64;
+        // Each run is named, and compared, by what its strategy changes from the defaults (`acg:clusters=0`).
+        let texts: Vec<String> = strategies.iter().map(label).collect();
+        let specs: Vec<RunSpec> = texts
+            .iter()
+            .zip(&strategies)
+            .enumerate()
+            .map(|(at, (text, strategy))| RunSpec {
+                id: run_id(stamp, at),
+                name: format!("lab {}/{} · {text}", at + 1, texts.len()),
+                finished: false,
+                samples: samples.clone(),
+                topology: topology.clone(),
+                strategy: strategy.to_string(),
+                max_tokens: max_tokens.get_untracked(),
+                base_url: endpoint.base_url.clone(),
+                model: endpoint.model.clone(),
+                settings: evaluation.settings.get_untracked(),
+                provider: endpoint.profile().key.to_string(),
+                wire: endpoint.wire().as_str().to_string(),
+                adaptations: Value::Null,
+            })
+            .collect();
+        // Every run's settings are checked before the first request.
+        let configs = match specs.iter().map(RunSpec::config).collect::<Result<Vec<_>, _>>() {
+            Ok(configs) => configs,
+            Err(e) => return error.set(e),
+        };
         error.set(String::new());
+        pending.set(None);
+        paused.set(false);
+        state.results.set(None);
+        spawn_local(async move {
+            let mut stopped = false;
+            for (at, (spec, config)) in specs.iter().zip(configs).enumerate() {
+                lab_state.progress.set(Some(LabProgress { at, strategies: texts.clone() }));
+                current.set(Some(spec.id.clone()));
+                let run_control = RunControl::with_spend(spec.settings.spend);
+                control.set_value(run_control.clone());
+                run::drive(spec.clone(), config, endpoint.clone(), view_of_run, run_control.clone()).await;
+                if run_control.is_cancelled() || run_control.halted().is_some() || !run_control.run().borrow().is_complete() {
+                    stopped = true;
+                    break;
+                }
+            }
+            lab_state.progress.set(None);
+            if stopped {
+                return error.set("the lab stopped before every strategy ran: its runs are in the list below (resume each there, or compare what finished with \"Compare the lab\")".into());
+            }
+            let files = async {
+                let store = Store::open().await?;
+                let mut files = Vec::new();
+                for (spec, text) in specs.iter().zip(&texts) {
+                    files.push((text.clone(), run::stored_results_file(&store, spec).await?));
+                }
+                Ok::<_, String>(files)
+            };
+            match files.await {
+                Ok(files) => lab_state.open_comparison(files),
+                Err(e) => error.set(e),
+            }
+        });
+    };
+    // Gathers the source's samples, then runs them with the strategy chosen, or every strategy of `lab`.
+    let start_with = move |lab: Option<Vec<Strategy>>| {
+        error.set(String::new());
+        let go = move |samples: (Vec<Value>, String)| match lab {
+            Some(strategies) => run_lab(samples, strategies),
+            None => launch(samples),
+        };
         match source.get_untracked() {
             SampleSource::File | SampleSource::Topology => match run_samples() {
-                Ok(s) => launch(s),
+                Ok(s) => go(s),
                 Err(e) => error.set(e),
             },
             SampleSource::Browse | SampleSource::Design => {
@@ -160,13 +239,16 @@ pub fn EvaluatePage() -> impl IntoView {
                     let gathered = evaluation.gather(state.browse, state.design).await;
                     evaluation.gathering.set(false);
                     match gathered.and_then(|json| file_samples(source.get_untracked().label(), &json)) {
-                        Ok(s) => launch(first_samples(s)),
+                        Ok(s) => go(first_samples(s)),
                         Err(e) => error.set(e),
                     }
                 });
             }
         }
     };
+    let start = move |_| start_with(None);
+    let on_lab = Callback::new(move |()| start_with(Some(lab_state.lab.with_untracked(|l| l.strategies().to_vec()))));
+    let lab_busy = Signal::derive(move || running.get() || evaluation.gathering.get() || lab_state.progress.with(Option::is_some));
 
     // Resuming takes the stored base URL, model and settings, and the key and extra headers typed now (neither
     // is ever stored); prices and budgets are the page's as they are now, so a run stopped by its budget goes on
@@ -270,6 +352,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     <span class="eval-remember-warning" data-testid="remember-warning" role="note">"The key is kept in this browser's local storage, readable by anyone who uses this browser profile. Untick to forget it."</span>
                 })}
                 <StrategyPicker strategy=strategy />
+                <LabPanel on_run=on_lab busy=lab_busy />
                 <label>"Max tokens per turn "<input type="number" data-testid="max-tokens" style="width:6em" prop:value=move || max_tokens.get().to_string()
                     on:change=move |ev| max_tokens.set(event_target_value(&ev).parse().unwrap_or(2048)) /></label>
                 <RunSettingsForm />
@@ -306,7 +389,7 @@ pub fn EvaluatePage() -> impl IntoView {
                     on:change=move |ev| limit.set(event_target_value(&ev).parse().unwrap_or(3)) />" samples"</label>
             </div>
             <p>
-                <button class="primary" id="eval-run" data-testid="start-run" disabled=move || running.get() || evaluation.gathering.get() on:click=start>"Run"</button>" "
+                <button class="primary" id="eval-run" data-testid="start-run" disabled=move || lab_busy.get() on:click=start>"Run"</button>" "
                 <button data-testid="pause-run" disabled=move || !running.get() || paused.get() on:click=pause title="finish the requests in flight, send no new one">"Pause"</button>" "
                 {move || (running.get() && paused.get()).then(|| view! { <button data-testid="resume-run" on:click=unpause>"Resume"</button>" " })}
                 <button id="eval-stop" data-testid="stop-run" disabled=move || !running.get() on:click=move |_| control.with_value(RunControl::cancel)>"Stop"</button>" "

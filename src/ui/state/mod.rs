@@ -1,5 +1,5 @@
 //! The app's state, in one place: the designer's graph, the generator's form and run, the instance browser's
-//! datasets, the evaluation's endpoint settings and the latest results, one file per area. `App` provides one
+//! datasets, the evaluation's endpoint settings, the strategy lab and the latest results, one file per area. `App` provides one
 //! `AppState`; pages read and change it through the methods here, so navigating between routes keeps
 //! everything (pages are rebuilt, their state is not). No business rules: graph edits go through `TaskGraph::apply`, generation through the engine.
 
@@ -7,11 +7,13 @@ mod browse;
 mod design;
 mod evaluation;
 mod generation;
+mod lab;
 
 pub use browse::{BrowseState, DatasetInfo, SiteStatus, Source};
 pub use design::{DesignState, OpenAs};
 pub use evaluation::{EvaluationState, RunView};
 pub use generation::{GenerationState, Progress};
+pub use lab::LabState;
 
 use leptos::prelude::*;
 
@@ -37,6 +39,8 @@ pub struct AppState {
     pub browse: BrowseState,
     /// Evaluate.
     pub evaluation: EvaluationState,
+    /// The strategy lab of Evaluate and the comparison Results shows.
+    pub lab: LabState,
     /// The latest results file made or loaded in this tab (reference layout), if any.
     pub results: RwSignal<Option<std::sync::Arc<crate::app::results_data::ResultsData>>>,
 }
@@ -60,7 +64,7 @@ impl AppState {
     pub fn new() -> AppState {
         let browse = BrowseState::new();
         let results = RwSignal::new(None);
-        AppState { design: DesignState::new(), generation: GenerationState::new(browse), browse, evaluation: EvaluationState::new(results), results }
+        AppState { design: DesignState::new(), generation: GenerationState::new(browse), browse, evaluation: EvaluationState::new(results), lab: LabState::new(), results }
     }
 }
 

@@ -2,11 +2,12 @@
 //! `[data-testid="run-item"]` each with its name, progress and model, and its actions: open its results on
 //! Results (`run-open`), resume an unfinished run (`run-resume`), run its failed samples again
 //! (`run-retry-failed`), rename it (`run-rename`, then `run-name` and Enter) and delete it (`run-delete`, asked
-//! twice). The summaries are `app::run_board`'s; the page supplies resuming and retrying.
+//! twice); a strategy lab's run also opens the comparison of its lab's runs on Results (`run-compare-lab`). The summaries are `app::run_board`'s; the page supplies resuming and retrying.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::app::lab::{label, lab_of, lab_runs};
 use crate::app::results_data::ResultsData;
 use crate::app::run_board::{checked_name, newest_first, summarize, RunSummary};
 use crate::app::stored_run::RunSpec;
@@ -73,6 +74,27 @@ pub fn RunList(revision: RwSignal<u64>, running: RwSignal<bool>, current: Signal
                     state.results.set(Some(ResultsData::shared(file)));
                     let _ = window().location().set_hash("/results");
                 }
+                Err(e) => problem.set(e),
+            }
+        });
+    };
+    // The comparison of every stored run of the lab `id` belongs to, the baseline first, each named by its strategy.
+    let compare_lab = move |id: String| {
+        let ids = lab_runs(&id, runs.with_untracked(|r| r.iter().map(|run| run.id.clone()).collect::<Vec<_>>()).iter().map(String::as_str));
+        spawn_local(async move {
+            let files = async {
+                let store = Store::open().await?;
+                let mut files = Vec::new();
+                for id in &ids {
+                    let spec = read_spec(&store, id).await?;
+                    let name = crate::engine::agent::Strategy::parse(&spec.strategy).map_or_else(|_| spec.strategy.clone(), |s| label(&s));
+                    files.push((name, stored_results_file(&store, &spec).await?));
+                }
+                Ok::<_, String>(files)
+            };
+            match files.await {
+                Ok(files) if files.len() >= 2 => state.lab.open_comparison(files),
+                Ok(_) => problem.set("only one run of this lab is still stored: there is nothing to compare it with".into()),
                 Err(e) => problem.set(e),
             }
         });
@@ -150,6 +172,10 @@ pub fn RunList(revision: RwSignal<u64>, running: RwSignal<bool>, current: Signal
                                         }.into_any()
                                     }}
                                     <button data-testid="run-open" on:click=move |_| open(id_open.clone())>"Open results"</button>
+                                    {lab_of(&id).is_some().then(|| { let id = id.clone(); view! {
+                                        <button data-testid="run-compare-lab" title="compare every run of this strategy lab on Results, paired against its first"
+                                            on:click=move |_| compare_lab(id.clone())>"Compare the lab"</button>
+                                    } })}
                                     {(!run.finished).then(|| view! {
                                         <button data-testid="run-resume" disabled=move || running.get() on:click=move |_| on_resume.run(id_resume.clone())>"Resume"</button>
                                     })}

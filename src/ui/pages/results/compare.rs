@@ -5,7 +5,9 @@
 //! tokens and cost per run with their differences from the baseline (`[data-testid="compare-costs"]`, a
 //! `compare-cost-row` per run, at the prices in `compare-price-in` and `compare-price-out`), the
 //! samples that flipped (`[data-testid="flip"]`, fixed or broken against the baseline), each opening both
-//! transcripts side by side (`[data-testid="flip-pair"]`).
+//! transcripts side by side (`[data-testid="flip-pair"]`). The files compared are the app's (`LabState::comparison`):
+//! a strategy lab of Evaluate opens its runs here when it ends (the panel then comes into view), and leaving
+//! Results and coming back shows the same comparison.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -45,22 +47,38 @@ pub fn CompareRuns() -> impl IntoView {
     let files: StoredValue<Vec<(String, Value)>> = StoredValue::new(Vec::new());
     let open: RwSignal<Option<usize>> = RwSignal::new(None);
     let reveal = RwSignal::new(false);
+    let comparison = expect_context::<AppState>().lab;
+    // The app's files compared (a lab's, or those picked here before), shown as they change.
+    Effect::new(move |_| {
+        let Some(parsed) = comparison.comparison.get() else { return };
+        match compare_files(&parsed) {
+            Ok(t) => {
+                error.set(String::new());
+                open.set(None);
+                files.set_value(parsed);
+                table.set(Some(t));
+            }
+            Err(e) => error.set(e),
+        }
+    });
+    let section = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |_| {
+        if let (true, Some(panel), true) = (comparison.reveal.get(), section.get(), table.with(Option::is_some)) {
+            comparison.reveal.set(false);
+            panel.scroll_into_view();
+        }
+    });
     let pick = move |ev: leptos::ev::Event| {
         spawn_local(async move {
             // A refused pick leaves the table that was shown.
-            match picked_texts(&ev).await.and_then(parse_all).and_then(|parsed| compare_files(&parsed).map(|t| (parsed, t))) {
-                Ok((parsed, t)) => {
-                    error.set(String::new());
-                    open.set(None);
-                    files.set_value(parsed);
-                    table.set(Some(t));
-                }
+            match picked_texts(&ev).await.and_then(parse_all).and_then(|parsed| compare_files(&parsed).map(|_| parsed)) {
+                Ok(parsed) => comparison.comparison.set(Some(parsed)),
                 Err(e) => error.set(e),
             }
         });
     };
     view! {
-        <section class="panel results-compare">
+        <section class="panel results-compare" id="results-compare" data-testid="compare-panel" node_ref=section>
             <h2>"Compare runs"</h2>
             <p>
                 "Pick two or more results files of runs on the same instances (the first is the baseline): "
