@@ -7,7 +7,7 @@
 //! with its place in the address. Plain Rust, tested natively.
 
 use crate::app::catalog::{Query, SortKey};
-use crate::app::form::{query_pairs, GenerateForm};
+use crate::engine::generate::form::{query_pairs, GenerateForm};
 use crate::app::link::{encode, Link, MAX_LINKED_GRAPH};
 
 /// The key of the generated run's dataset.

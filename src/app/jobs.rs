@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::app::catalog::{Query, Row};
-use crate::app::form::GenerateForm;
+use crate::engine::generate::form::GenerateForm;
 use crate::app::instance::{row_of, Detail};
-use crate::app::plan::plan;
+use crate::engine::generate::plan::plan;
 use crate::app::store::{Store, Stored};
 use crate::engine::dataset::{self, FileFormat, RunInfo};
 use crate::engine::generate::{self, GenerateConfig, Sample, Topology};

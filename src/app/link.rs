@@ -3,7 +3,7 @@
 //! link names a hosted or opened dataset and a position in it. Both live in the `#/browse?…` hash.
 
 use crate::app::catalog::Row;
-use crate::app::form::{query_pairs, GenerateForm};
+use crate::engine::generate::form::{query_pairs, GenerateForm};
 
 /// Custom graphs longer than this (compact JSON, in bytes) are not put in links: URLs that long are unreliable.
 pub const MAX_LINKED_GRAPH: usize = 16 * 1024;

@@ -61,7 +61,7 @@ impl Route {
 }
 
 // The query part of a hash: plain Rust, beside the query parsing it feeds.
-pub use crate::app::form::hash_query;
+pub use crate::app::hash::hash_query;
 
 #[cfg(test)]
 mod tests {

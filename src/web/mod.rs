@@ -12,5 +12,5 @@ pub mod worker;
 /// The value of `key` in the page's current link (`#/results?file=run&sample=3`, key `file` → `run`), decoded.
 pub fn link_param(key: &str) -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
-    crate::app::form::hash_param(&hash, key)
+    crate::app::hash::hash_param(&hash, key)
 }

@@ -2,7 +2,7 @@
 //! only the modules below it (the layering in ARCHITECTURE.md; grouped and multi-line `use` statements and
 //! `super::` paths are resolved), the engine never reaches into the app, `ui` or `web`, only `render` touches the
 //! layout crates, `web` never reaches into `ui`, `app` needs no browser, a page never imports another page, the
-//! CLI imports only the engine (and the app modules listed in `BIN_APP_MODULES`), every file says what it owns,
+//! CLI imports only the engine, every file says what it owns,
 //! and no test is skipped or expected to panic. The docs and comments cite only repository paths that exist and
 //! no `§` of a document the repository does not hold.
 //! The checker is tested on planted violations, so a rule that stopped firing would fail here.
@@ -44,10 +44,6 @@ const ENGINE_LAYERS: &[(&str, &[&str])] = &[
 /// The app's pages: `src/ui/pages/<page>.rs` and `src/ui/pages/<page>/`. A page may import shared parts
 /// (`ui::common`, `ui::state`, `app`, …) but never another page.
 const PAGES: [&str; 6] = ["about", "browse", "design", "evaluate", "generate", "results"];
-
-/// App modules the CLI may import, and why: generation planning (the paper's dataset plan and the form a site
-/// and a link share) still lives in the app; everything else the CLI needs is in the engine.
-const BIN_APP_MODULES: [&str; 2] = ["form", "plan"];
 
 /// Fields of a sample or results record. Outside the record modules nothing looks them up by name: code reads
 /// `SampleRecord` (`engine/dataset/record.rs`) or `ResultRecord` (`engine/results/record.rs`), which read each
@@ -376,8 +372,7 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
             for path in crate_paths(code, &[], &["arbigraph_studio::"]) {
                 match path.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
                     ["engine", ..] | [] => {}
-                    ["app", name, ..] if BIN_APP_MODULES.contains(name) => {}
-                    other => push(i + 1, format!("the CLI imports only the engine (and app::{{{}}}), not `{}`", BIN_APP_MODULES.join(", "), other.join("::"))),
+                    other => push(i + 1, format!("the CLI imports only the engine, not `{}`", other.join("::"))),
                 }
             }
         }
@@ -728,7 +723,7 @@ fn checker_resolves_grouped_multiline_and_relative_imports() {
     // `super::super::` from a nested engine file climbs to the engine.
     let climbing = check_source("src/engine/grade/deep/x.rs", "//! Deep.\nuse super::super::super::results::Summary;\n");
     assert_eq!(rules(&climbing).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2], "{climbing:#?}");
-    let outward = check_source("src/engine/dataset/x.rs", "//! Out.\nfn f() { crate::app::plan::plan(); }\n");
+    let outward = check_source("src/engine/dataset/x.rs", "//! Out.\nfn f() { crate::engine::generate::plan::plan(); }\n");
     assert_eq!(rules(&outward), vec![(2, "the engine must not reach into `app`")]);
     assert_eq!(expand_group("crate::engine::{a::{b, c as d}, e, self}"), vec![
         vec!["crate", "engine", "a", "b"],
@@ -748,9 +743,9 @@ fn checker_flags_a_page_importing_a_page_and_the_cli_importing_past_the_engine()
     assert!(check_source("src/ui/pages/results/compare.rs", "//! Compare.\nuse super::charts::Chart;\n").is_empty());
     let found = check_source("src/ui/pages/results/compare.rs", "//! Compare.\nuse super::super::evaluate::budget::PriceFields;\n");
     assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2]);
-    let cli = "//! Site.\nuse arbigraph_studio::engine::dataset;\nuse arbigraph_studio::app::plan::plan;\nuse arbigraph_studio::{app::catalog::Row, web::files};\nuse crate::files::read;\n";
+    let cli = "//! Site.\nuse arbigraph_studio::engine::dataset;\nuse arbigraph_studio::engine::generate::plan::plan;\nuse arbigraph_studio::{app::catalog::Row, web::files};\nuse crate::files::read;\nuse arbigraph_studio::app::plan::plan;\n";
     let found = check_source("src/bin/arbigraph/site.rs", cli);
-    assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![4, 4], "{found:#?}");
+    assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![4, 4, 6], "{found:#?}");
     assert!(found[0].rule.contains("`app::catalog::Row`") && found[1].rule.contains("`web::files`"));
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use arbigraph_studio::app::form::GenerateForm;
+use arbigraph_studio::engine::generate::form::GenerateForm;
 use arbigraph_studio::app::jobs::{FromWorker, Job, JobRequest};
 use arbigraph_studio::app::store::Store;
 use arbigraph_studio::engine::dataset::site::SiteIndex;

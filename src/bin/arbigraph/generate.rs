@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo, SlotFile};
-use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, GenerateError, Topology};
+use arbigraph_studio::engine::generate::{self, GenerateConfig, GenerateError, Topology, TopologyParams};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
 use arbigraph_studio::engine::tasks::image::ImageParams;
 use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
@@ -204,20 +204,8 @@ fn build(args: &Args) -> Result<ExitCode, String> {
 
 /// The topology the flags name, for every topology but `custom` (which needs its graph read and checked).
 fn plain_topology(args: &Args, families: &[Family]) -> Result<Topology, String> {
-    Ok(match args.topology.as_str() {
-        "baseline" => Topology::Baseline,
-        "forgetting" => Topology::Forgetting { distractors: args.distractors },
-        "chain" => Topology::Chain { length: args.length },
-        "multichain" => {
-            let default = {
-                let f = &families[0].as_str()[..1];
-                format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}")
-            };
-            let text = args.structure.clone().unwrap_or(default);
-            Topology::Multichain(parse_structure(&text).map_err(|e| format!("--structure {text:?}: {e}"))?)
-        }
-        other => return Err(format!("unknown topology `{other}` (baseline, forgetting, chain, multichain or custom)")),
-    })
+    let params = TopologyParams { distractors: args.distractors, length: args.length, structure: args.structure.as_deref() };
+    Topology::parse(&args.topology, &params, families[0]).map_err(|e| if e.starts_with("structure") { format!("--{e}") } else { e })
 }
 
 /// The run's settings from the flags and `topology`.

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arbigraph_studio::app::form::GenerateForm;
-use arbigraph_studio::app::plan::{plan, ALL_FAMILIES, PAPER};
+use arbigraph_studio::engine::generate::form::GenerateForm;
+use arbigraph_studio::engine::generate::plan::{plan, ALL_FAMILIES, PAPER};
 use arbigraph_studio::engine::dataset::site::{describe, shard_texts, SiteDataset, SiteIndex, SiteResults, DEFAULT_SHARD_SIZE, INDEX_PATH};
 use arbigraph_studio::engine::dataset::{self, read_dataset, FileFormat};
 use arbigraph_studio::engine::generate;

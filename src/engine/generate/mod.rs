@@ -10,7 +10,9 @@
 mod baseline;
 mod chain;
 mod custom;
+pub mod form;
 mod multichain;
+pub mod plan;
 mod search;
 mod structure;
 mod text;
@@ -46,7 +48,37 @@ pub enum Topology {
     Custom(Box<ValidGraph>),
 }
 
+/// The settings a topology is named with: what `Topology::parse` reads besides the name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopologyParams<'a> {
+    /// Forgetting: independent tasks before the target.
+    pub distractors: usize,
+    /// Chain: tasks in the chain.
+    pub length: usize,
+    /// Multichain: the structure text; `None` (or blank) for the paper's `f,f,[f,f],[f,f],f,f`.
+    pub structure: Option<&'a str>,
+}
+
 impl Topology {
+    /// The topology named `name` (`baseline`, `forgetting`, `chain` or `multichain`; a custom graph is read
+    /// and checked apart) with `params`, for targets of `family` (whose letter the default structure uses).
+    /// The CLI, the Generate form and the designer's presets all name topologies through here.
+    pub fn parse(name: &str, params: &TopologyParams, family: Family) -> Result<Topology, String> {
+        Ok(match name {
+            "baseline" => Topology::Baseline,
+            "forgetting" => Topology::Forgetting { distractors: params.distractors },
+            "chain" => Topology::Chain { length: params.length },
+            "multichain" => {
+                let text = match params.structure.map(str::trim).filter(|s| !s.is_empty()) {
+                    Some(text) => text.to_string(),
+                    None => paper_structure(family),
+                };
+                Topology::Multichain(parse_structure(&text).map_err(|e| format!("structure {text:?}: {e}"))?)
+            }
+            other => return Err(format!("unknown topology `{other}` (baseline, forgetting, chain, multichain or custom)")),
+        })
+    }
+
     /// The reference's name of the topology.
     pub fn name(&self) -> &'static str {
         match self {
@@ -57,6 +89,12 @@ impl Topology {
             Topology::Custom(_) => "custom",
         }
     }
+}
+
+/// The paper's multichain for targets of `family`: `f,f,[f,f],[f,f],f,f` in the family's letter.
+pub fn paper_structure(family: Family) -> String {
+    let f = &family.as_str()[..1];
+    format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}")
 }
 
 /// Everything a run depends on.

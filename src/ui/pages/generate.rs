@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::app::form::GenerateForm;
+use crate::engine::generate::form::GenerateForm;
 use crate::app::link::Link;
-use crate::app::plan::{ALL_FAMILIES, PAPER};
+use crate::engine::generate::plan::{ALL_FAMILIES, PAPER};
 use crate::engine::dataset::FileFormat;
 use crate::ui::common::ErrorView;
 use crate::ui::common::{DropZone, OpenFileButton, RunProgress};

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::app::browse_url::BrowseAddress;
 use crate::app::catalog::{Query, Row};
-use crate::app::form::GenerateForm;
+use crate::engine::generate::form::GenerateForm;
 use crate::app::instance::Detail;
 use crate::app::jobs::{FromWorker, JobRequest};
 use crate::app::link::Link;

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::app::eval_source::{browse_positions, BrowseShown, SampleSource};
-use crate::app::form::GenerateForm;
+use crate::engine::generate::form::GenerateForm;
 use crate::app::jobs::{FromWorker, JobRequest};
 use crate::app::live::Live;
 use crate::app::results_data::ResultsData;

@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::app::form::GenerateForm;
+use crate::engine::generate::form::GenerateForm;
 use crate::app::jobs::{FromWorker, JobRequest};
-use crate::app::plan::{label, plan};
+use crate::engine::generate::plan::{label, plan};
 use crate::engine::dataset::FileFormat;
 use crate::web::download::download_text;
 use crate::web::worker::{self, JobHandle};

@@ -49,7 +49,7 @@ impl AppState {
     /// Shows what a `#/browse?…` address names (`BrowseState::restore`); a generated run the address carries the
     /// settings of, and which this tab does not have, is generated again.
     pub fn follow_browse_address(&self, hash: &str) {
-        let (address, problems) = crate::app::browse_url::BrowseAddress::parse(crate::app::form::hash_query(hash));
+        let (address, problems) = crate::app::browse_url::BrowseAddress::parse(crate::app::hash::hash_query(hash));
         let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
         if let Some((form, graph)) = self.browse.restore(address, &problems) {
             if self.generation.progress.with_untracked(Option::is_none) {

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::app::editor::NoticeLevel;
-use crate::app::form::GenerateForm;
+use crate::engine::generate::form::GenerateForm;
 use crate::app::jobs::roles_of;
 use crate::engine::generate::{self, GenerateConfig, Topology};
 use crate::engine::graph::{Severity, ValidGraph};

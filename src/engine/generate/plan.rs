@@ -3,7 +3,7 @@
 //! or for each of math, GSM and Python when the family is `all`. Each run is an ordinary form, so its samples
 //! link, download and compare with the CLI like any other run.
 
-use crate::app::form::GenerateForm;
+use super::form::GenerateForm;
 
 /// The topology value that asks for the paper's layouts.
 pub const PAPER: &str = "paper";

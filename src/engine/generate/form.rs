@@ -1,7 +1,7 @@
-//! The generator settings a user picks, as plain strings that round-trip through the URL hash, and their
-//! mapping to an engine `GenerateConfig`. Pure: compiled and tested natively.
+//! The generator settings a user picks, as plain strings that round-trip through a URL's query (the page's
+//! address, a site's links), and their mapping to a `GenerateConfig`.
 
-use crate::engine::generate::{parse_structure, GenerateConfig, Topology};
+use super::{GenerateConfig, Topology, TopologyParams};
 use crate::engine::tasks::Family;
 
 /// The generator settings a user picks, as plain strings (they round-trip through the URL hash).
@@ -70,17 +70,8 @@ impl GenerateForm {
             "mixed" => Family::ALL.to_vec(),
             other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}`"))?],
         };
-        let topology = match self.topology.as_str() {
-            "baseline" => Topology::Baseline,
-            "forgetting" => Topology::Forgetting { distractors: self.distractors },
-            "chain" => Topology::Chain { length: self.length },
-            "multichain" => {
-                let f = &families[0].as_str()[..1];
-                let text = if self.structure.trim().is_empty() { format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}") } else { self.structure.clone() };
-                Topology::Multichain(parse_structure(&text).map_err(|e| format!("structure: {e}"))?)
-            }
-            other => return Err(format!("unknown topology `{other}`")),
-        };
+        let params = TopologyParams { distractors: self.distractors, length: self.length, structure: Some(&self.structure) };
+        let topology = Topology::parse(&self.topology, &params, families[0])?;
         if self.samples_per_target == 0 || self.samples_per_target > 64 {
             return Err("samples per target must be between 1 and 64 in the browser (use the CLI for more)".into());
         }
@@ -92,16 +83,6 @@ impl GenerateForm {
         config.seed = self.seed;
         Ok(config)
     }
-}
-
-/// The query part of a hash (`#/generate?seed=3&i=2` → `seed=3&i=2`).
-pub fn hash_query(hash: &str) -> &str {
-    hash.split_once('?').map(|(_, q)| q).unwrap_or("")
-}
-
-/// The value of `key` in a hash's query (`#/results?file=run&sample=3`, key `file` → `run`), decoded.
-pub fn hash_param(hash: &str, key: &str) -> Option<String> {
-    query_pairs(hash_query(hash)).into_iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// `key=value` pairs of a query string, percent-decoded.
@@ -148,14 +129,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_hash_parameter_is_found_by_key_and_decoded() {
-        assert_eq!(hash_param("#/results?file=my%20run&sample=3", "file").as_deref(), Some("my run"));
-        assert_eq!(hash_param("#/results?file=a&sample=3", "sample").as_deref(), Some("3"));
-        assert_eq!(hash_param("#/results?file=a", "sample"), None);
-        assert_eq!(hash_param("#/results", "file"), None);
-    }
-
-    #[test]
     fn form_round_trips_through_the_hash_query() {
         let form = GenerateForm { topology: "multichain".into(), structure: "m,[m,m],[m,m],m".into(), seed: 9, ..GenerateForm::default() };
         assert_eq!(GenerateForm::from_query(&form.to_query()), form);
@@ -168,7 +141,7 @@ mod tests {
         let bad = GenerateForm { family: "poetry".into(), ..GenerateForm::default() };
         assert!(bad.to_config().unwrap_err().contains("poetry"));
         let bad = GenerateForm { topology: "multichain".into(), structure: "m,[m".into(), ..GenerateForm::default() };
-        assert!(bad.to_config().unwrap_err().starts_with("structure:"));
+        assert!(bad.to_config().unwrap_err().starts_with("structure \"m,[m\":"));
         let bad = GenerateForm { samples_per_target: 1000, ..GenerateForm::default() };
         assert!(bad.to_config().is_err());
         assert_eq!(query_pairs("a=1&b=x%20y&&c"), vec![("a".into(), "1".into()), ("b".into(), "x y".into()), ("c".into(), "".into())]);
