@@ -5,7 +5,7 @@ import json
 import os
 import socket
 import subprocess
-import time
+import sysconfig
 
 import pytest
 from inspect_ai import eval as inspect_eval
@@ -115,3 +115,19 @@ def test_the_task_is_found_through_the_entry_point():
 
     ensure_entry_points("arbigraph")
     assert registry_find(lambda info: info.type == "task" and info.name == "arbigraph/arbigraph")
+
+
+def test_the_inspect_command_line_runs_the_task_as_documented(datasets, probe, tmp_path):
+    inspect = os.path.join(sysconfig.get_path("scripts"), "inspect")
+    env = {**os.environ, "CLIPROBE_BASE_URL": probe, "CLIPROBE_API_KEY": "none"}
+    done = subprocess.run(
+        [inspect, "eval", "arbigraph/arbigraph", "-T", f"dataset={datasets / 'baseline.json'}", "--model", "openai-api/cliprobe/probe",
+         "--log-dir", str(tmp_path), "--log-format", "json", "--display", "none"],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [path] = list(tmp_path.glob("*.json"))
+    log = read_eval_log(str(path))
+    assert log.eval.task_registry_name == "arbigraph/arbigraph"
+    assert metrics(log)["correct"]["accuracy"] == 1.0
+    assert [s.id for s in log.samples] == [1, 2, 3]
