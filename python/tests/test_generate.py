@@ -17,6 +17,7 @@ DIAMOND = ROOT / "public" / "examples" / "diamond.json"
         (dict(topology="chain", family="math", samples_per_target=2, seed=0), ["--topology", "chain", "--family", "math", "--samples-per-target", "2", "--seed", "0"]),
         (dict(topology="baseline", family="gsm", samples_per_target=1, seed=7), ["--topology", "baseline", "--family", "gsm", "--samples-per-target", "1", "--seed", "7"]),
         (dict(topology="forgetting", family="python", samples_per_target=1, seed=3, distractors=2), ["--topology", "forgetting", "--family", "python", "--samples-per-target", "1", "--seed", "3", "--distractors", "2"]),
+        (dict(topology="baseline", family="image", samples_per_target=1, seed=2), ["--topology", "baseline", "--family", "image", "--samples-per-target", "1", "--seed", "2"]),
         (dict(topology="multichain", family="math", samples_per_target=1, seed=5, structure="m,[m,m],[m,m],m"), ["--topology", "multichain", "--family", "math", "--samples-per-target", "1", "--seed", "5", "--structure", "m,[m,m],[m,m],m"]),
     ],
 )
