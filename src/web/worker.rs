@@ -7,12 +7,14 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::app::jobs::{FromWorker, Job, JobRequest, ToWorker};
+use crate::app::split;
 use crate::app::store::Store;
 use crate::engine::tasks::registry::{builtin, Registry};
 
@@ -27,26 +29,147 @@ struct Scheduler {
     store: Store,
     jobs: Vec<Job>,
     scheduled: bool,
+    /// Workers a generation may use in all (`ToWorker::Workers`); 1 on the main thread.
+    wanted: usize,
+    /// Helper workers this worker started for spread generations (`app::split`).
+    helpers: Vec<Helper>,
+    /// Blocks lent to helpers: helper job id → (helper, job id, positions).
+    lent: HashMap<u64, (usize, u64, Range<usize>)>,
+    next_lend: u64,
 }
+
+/// A helper worker: messages wait in `queue` until it says it is ready; a helper that failed to load is `dead`.
+struct Helper {
+    worker: web_sys::Worker,
+    ready: bool,
+    dead: bool,
+    queue: Vec<String>,
+}
+
+/// Blocks a helper works on at once: one being made, one waiting, so it never idles between messages.
+const IN_FLIGHT: usize = 2;
 
 impl Scheduler {
     fn new() -> Scheduler {
-        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false }
+        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false, wanted: 1, helpers: Vec::new(), lent: HashMap::new(), next_lend: 1 }
     }
 
     fn receive(&mut self, message: ToWorker, out: &mut Vec<FromWorker>) {
         match message {
             ToWorker::Start { id, request } => match Job::new(id, request, &self.registry, &mut self.store) {
-                Ok(job) => self.jobs.push(job),
+                Ok(mut job) => {
+                    if self.wanted > 1 {
+                        job.spread();
+                    }
+                    self.jobs.push(job);
+                }
                 Err(failed) => out.push(*failed),
             },
             ToWorker::Cancel { id } => {
                 if let Some(job) = self.jobs.iter_mut().find(|j| j.id() == id) {
                     out.push(job.cancel());
                 }
+                self.recall(id);
                 self.jobs.retain(|j| !j.is_finished());
             }
+            ToWorker::Workers { count } => self.wanted = count.clamp(1, split::MAX_WORKERS),
         }
+    }
+
+    /// Cancels the blocks of job `id` that helpers still hold.
+    fn recall(&mut self, id: u64) {
+        let held: Vec<(u64, usize)> = self.lent.iter().filter(|(_, (_, job, _))| *job == id).map(|(hid, (helper, _, _))| (*hid, *helper)).collect();
+        for (hid, helper) in held {
+            self.lent.remove(&hid);
+            self.post_helper(helper, &ToWorker::Cancel { id: hid });
+        }
+    }
+
+    fn post_helper(&mut self, helper: usize, message: &ToWorker) {
+        let Ok(text) = serde_json::to_string(message) else { return };
+        let Some(h) = self.helpers.get_mut(helper) else { return };
+        if h.ready {
+            let _ = h.worker.post_message(&JsValue::from_str(&text));
+        } else {
+            h.queue.push(text);
+        }
+    }
+
+    /// True when a spread generation wants more helpers than are running.
+    fn needs_helpers(&self) -> bool {
+        let alive = self.helpers.iter().filter(|h| !h.dead).count();
+        alive + 1 < self.wanted && self.jobs.iter().any(Job::is_spread)
+    }
+
+    /// Lends blocks of spread generations to every live helper with room for more.
+    fn lend(&mut self) {
+        for helper in 0..self.helpers.len() {
+            if self.helpers[helper].dead {
+                continue;
+            }
+            let mut held = self.lent.values().filter(|(h, _, _)| *h == helper).count();
+            while held < IN_FLIGHT {
+                let Some((job, (block, request))) = self.jobs.iter_mut().filter(|j| !j.is_finished()).find_map(|j| j.lend().map(|l| (j.id(), l))) else { return };
+                let hid = self.next_lend;
+                self.next_lend += 1;
+                self.lent.insert(hid, (helper, job, block));
+                self.post_helper(helper, &ToWorker::Start { id: hid, request });
+                held += 1;
+            }
+        }
+    }
+
+    /// A message from helper `helper`.
+    fn from_helper(&mut self, helper: usize, message: FromWorker, out: &mut Vec<FromWorker>) {
+        if let FromWorker::Ready { .. } = message {
+            let h = &mut self.helpers[helper];
+            h.ready = true;
+            for text in std::mem::take(&mut h.queue) {
+                let _ = h.worker.post_message(&JsValue::from_str(&text));
+            }
+            self.lend();
+            return;
+        }
+        let hid = message.id();
+        let Some((_, job_id, _)) = self.lent.get(&hid).cloned() else { return };
+        let Scheduler { jobs, store, .. } = self;
+        let job = jobs.iter_mut().find(|j| j.id() == job_id);
+        match (message, job) {
+            (FromWorker::Made { first, samples, .. }, Some(job)) => out.extend(job.take(first, samples, store)),
+            (FromWorker::Done { .. } | FromWorker::Cancelled { .. }, _) => {
+                self.lent.remove(&hid);
+            }
+            (FromWorker::Failed { message, location, .. }, Some(job)) => {
+                self.lent.remove(&hid);
+                out.push(job.fail(message, location));
+                self.recall(job_id);
+            }
+            _ => {}
+        }
+        self.jobs.retain(|j| !j.is_finished());
+        self.lend();
+    }
+
+    /// Helper `helper` failed to load or crashed: its blocks go back to their jobs, made here or by others.
+    fn lost_helper(&mut self, helper: usize) {
+        if let Some(h) = self.helpers.get_mut(helper) {
+            h.dead = true;
+            h.worker.terminate();
+        }
+        let gone: Vec<u64> = self.lent.iter().filter(|(_, (h, _, _))| *h == helper).map(|(hid, _)| *hid).collect();
+        for hid in gone {
+            if let Some((_, job_id, block)) = self.lent.remove(&hid) {
+                if let Some(job) = self.jobs.iter_mut().find(|j| j.id() == job_id) {
+                    job.requeue(block);
+                }
+            }
+        }
+        self.lend();
+    }
+
+    /// True when some job can make progress here (not only waiting for helpers).
+    fn runnable(&self) -> bool {
+        self.jobs.iter().any(|j| !j.is_waiting())
     }
 
     /// Every quick job (queries, details, shards) whole, then one slice of the oldest long job, sized so a
@@ -58,13 +181,48 @@ impl Scheduler {
                 out.extend(job.step(registry, store));
             }
         }
-        if let Some(job) = jobs.iter_mut().find(|j| !j.is_quick() && !j.is_finished()) {
+        if let Some(job) = jobs.iter_mut().find(|j| !j.is_quick() && !j.is_finished() && !j.is_waiting()) {
             let started = js_sys::Date::now();
             out.extend(job.step(registry, store));
             job.adapt(js_sys::Date::now() - started, SLICE_MS);
         }
         jobs.retain(|j| !j.is_finished());
     }
+}
+
+/// Starts helper workers (in the worker) until a spread generation has as many as it wants.
+fn start_helpers(scheduler: &Rc<RefCell<Scheduler>>, deliver: &Rc<dyn Fn(FromWorker)>) {
+    while scheduler.borrow().needs_helpers() {
+        let Ok(worker) = web_sys::Worker::new_with_options(WORKER_SCRIPT, &web_sys::WorkerOptions::new()) else {
+            scheduler.borrow_mut().wanted = 1;
+            return;
+        };
+        let index = {
+            let mut s = scheduler.borrow_mut();
+            s.helpers.push(Helper { worker: worker.clone(), ready: false, dead: false, queue: Vec::new() });
+            s.helpers.len() - 1
+        };
+        let (on_scheduler, on_deliver) = (scheduler.clone(), deliver.clone());
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let Some(message) = event.data().as_string().and_then(|text| serde_json::from_str::<FromWorker>(&text).ok()) else { return };
+            let mut out = Vec::new();
+            on_scheduler.borrow_mut().from_helper(index, message, &mut out);
+            for message in out {
+                on_deliver(message);
+            }
+            pump(on_scheduler.clone(), on_deliver.clone());
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let (err_scheduler, err_deliver) = (scheduler.clone(), deliver.clone());
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            err_scheduler.borrow_mut().lost_helper(index);
+            pump(err_scheduler.clone(), err_deliver.clone());
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        on_error.forget();
+    }
+    scheduler.borrow_mut().lend();
 }
 
 fn set_timeout(callback: &js_sys::Function) {
@@ -80,7 +238,7 @@ fn set_timeout(callback: &js_sys::Function) {
 fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
     {
         let mut s = scheduler.borrow_mut();
-        if s.scheduled || s.jobs.is_empty() {
+        if s.scheduled || !s.runnable() {
             return;
         }
         s.scheduled = true;
@@ -143,6 +301,7 @@ pub fn serve() {
         for message in out {
             deliver(message);
         }
+        start_helpers(&scheduler, &deliver);
         pump(scheduler.clone(), deliver.clone());
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -252,7 +411,10 @@ fn backend() -> Backend {
             let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| fall_back());
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             on_error.forget();
-            Backend::Worker { worker, ready: false, queue: Vec::new() }
+            // Generations spread over as many workers as the machine has cores (capped).
+            let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(1.0);
+            let count = split::workers_for(cores as u32);
+            Backend::Worker { worker, ready: false, queue: vec![Outgoing { message: ToWorker::Workers { count }, file: None }] }
         }
         Err(_) => Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))),
     }
@@ -280,6 +442,8 @@ fn send(outgoing: Outgoing) {
             drop(r);
             post(outgoing);
         }
+        // On the page's own thread a generation is not spread: there are no helpers to lend blocks to.
+        Backend::MainThread(_) if matches!(outgoing.message, ToWorker::Workers { .. }) => {}
         Backend::MainThread(scheduler) => {
             let scheduler = scheduler.clone();
             drop(r);
