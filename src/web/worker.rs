@@ -329,12 +329,14 @@ enum Backend {
 
 struct Runner {
     backend: Option<Backend>,
+    /// Messages held until the first paint, when the worker starts (`warm_up`); `None` once it has.
+    deferred: Option<Vec<Outgoing>>,
     next_id: u64,
     listeners: HashMap<u64, Listener>,
 }
 
 thread_local! {
-    static RUNNER: Rc<RefCell<Runner>> = Rc::new(RefCell::new(Runner { backend: None, next_id: 1, listeners: HashMap::new() }));
+    static RUNNER: Rc<RefCell<Runner>> = Rc::new(RefCell::new(Runner { backend: None, deferred: None, next_id: 1, listeners: HashMap::new() }));
 }
 
 fn dispatch(message: FromWorker) {
@@ -435,6 +437,10 @@ fn post(outgoing: Outgoing) {
 fn send(outgoing: Outgoing) {
     let runner = RUNNER.with(Rc::clone);
     let mut r = runner.borrow_mut();
+    if let Some(held) = r.deferred.as_mut() {
+        held.push(outgoing);
+        return;
+    }
     let backend = r.backend.get_or_insert_with(backend);
     match backend {
         Backend::Worker { ready: false, queue, .. } => queue.push(outgoing),
@@ -520,15 +526,39 @@ pub fn start_with_file(request: JobRequest, file: web_sys::Blob, listener: impl 
     JobHandle(id)
 }
 
-/// Starts the worker now rather than at the first job.
+/// Starts the worker just after the page's first paint rather than at the first job: its module is then
+/// fetched and compiled while the visitor looks at the page, not before it shows. Jobs asked for before then
+/// (the demo datasets, a site's first shard) wait for it and go out in order.
 pub fn warm_up() {
     let runner = RUNNER.with(Rc::clone);
-    runner.borrow_mut().backend.get_or_insert_with(backend);
+    if runner.borrow().backend.is_some() {
+        return;
+    }
+    runner.borrow_mut().deferred.get_or_insert_with(Vec::new);
+    let start = Closure::once_into_js(move || {
+        let held = {
+            let mut r = runner.borrow_mut();
+            r.backend.get_or_insert_with(backend);
+            r.deferred.take().unwrap_or_default()
+        };
+        for outgoing in held {
+            send(outgoing);
+        }
+    });
+    // The frame callback runs before the first paint; the timeout it sets, after it.
+    let after_frame = Closure::once_into_js(move || set_timeout(start.unchecked_ref()));
+    let painted = web_sys::window().map(|w| w.request_animation_frame(after_frame.unchecked_ref()).is_ok()).unwrap_or(false);
+    if !painted {
+        set_timeout(after_frame.unchecked_ref());
+    }
 }
 
 /// True when jobs run in a Web Worker (false: in slices on the main thread).
 pub fn uses_worker() -> bool {
     let runner = RUNNER.with(Rc::clone);
     let mut r = runner.borrow_mut();
+    if r.deferred.is_some() {
+        return true;
+    }
     matches!(r.backend.get_or_insert_with(backend), Backend::Worker { .. })
 }
