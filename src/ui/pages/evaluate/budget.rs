@@ -32,7 +32,11 @@ pub fn BudgetForm(samples: SamplesFor) -> impl IntoView {
         }
         Err(e) => line.set(format!("No estimate: {e}")),
     });
-    let run_estimate = move |_| samples.run(show);
+    // The line goes while the samples are fetched (a topology's come from the worker), so a stale one is never read.
+    let run_estimate = move |_| {
+        line.set(String::new());
+        samples.run(show);
+    };
     view! {
         <div class="eval-settings eval-budget">
             <PriceFields testids=("price-in", "price-out") problem=problem />
