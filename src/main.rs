@@ -5,8 +5,9 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    // The worker loads and compiles its module on its own thread while the page starts, so the first job (a
-    // site's first shard, a generation) does not wait for it.
+    // The worker loads and compiles its module on its own thread just after the page's first paint, so the
+    // first paint does not wait for its download and the first job (a site's first shard, a generation) hardly
+    // waits for it.
     arbigraph_studio::web::worker::warm_up();
     leptos::mount::mount_to_body(arbigraph_studio::ui::App);
 }

@@ -11,10 +11,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::app::catalog::{Query, Row};
+use crate::app::demo;
+use crate::app::split::{self, Merge};
 use crate::engine::generate::form::GenerateForm;
 use crate::app::instance::{row_of, Detail};
 use crate::engine::generate::plan::plan;
 use crate::app::store::{Store, Stored};
+use crate::engine::dataset::site::INDEX_PATH;
 use crate::engine::dataset::{self, FileFormat, RunInfo};
 use crate::engine::generate::{self, GenerateConfig, Sample, Topology};
 use crate::engine::graph::{self, ValidGraph};
@@ -31,6 +34,9 @@ pub enum JobRequest {
     /// Generate every run of the form's plan (one run, or the paper's layouts) into dataset `dataset`, streaming
     /// rows; `graph` (node-link JSON) makes it a custom-graph run.
     Generate { dataset: String, form: GenerateForm, graph: Option<String> },
+    /// Make positions `first..end` of the plan's runs (a block lent by the worker that runs a `Generate` split
+    /// over several workers, `app::split`): answered with `Made` messages, nothing stored here.
+    GenerateRange { form: GenerateForm, graph: Option<String>, first: usize, end: usize },
     /// Regenerate one sample alone (a deep link) into dataset `dataset`, which then holds just that sample.
     GenerateOne { dataset: String, form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
     /// Regenerate the plan's runs and return each as a file, byte-identical to `arbigraph generate`'s.
@@ -57,6 +63,9 @@ pub enum JobRequest {
     /// positions, or with `arrange` lay every node out anew (a "tidy up" too big for the page). The answer is
     /// `Parsed` with kind `graph`, the node count and the node-link JSON with positions.
     OpenGraph { name: String, text: String, arrange: bool },
+    /// Generate the app's demo datasets (`app::demo`) as site datasets `site:NAME`: answered with a `File` named
+    /// `datasets/index.json` holding the index a site would carry, then each dataset's rows.
+    DemoSite,
 }
 
 /// A message to the worker.
@@ -67,6 +76,9 @@ pub enum ToWorker {
     Start { id: u64, request: JobRequest },
     /// Stop job `id` at its next slice boundary.
     Cancel { id: u64 },
+    /// Spread generations over `count` workers in all (this one and `count - 1` helpers it starts;
+    /// `app::split`). Sent by the page once, from `navigator.hardwareConcurrency`; without it, one worker.
+    Workers { count: usize },
 }
 
 /// A message from the worker (or from the main-thread fallback). Externally tagged: an internal tag would make
@@ -84,6 +96,8 @@ pub enum FromWorker {
     View { id: u64, dataset: String, indices: Vec<usize> },
     /// One sample, for the instance view.
     Detail { id: u64, detail: Box<Detail> },
+    /// Samples a helper made for a split generation: positions `first..` of the run, in order.
+    Made { id: u64, first: usize, samples: Vec<Stored> },
     /// An exported file.
     File { id: u64, name: String, text: String },
     /// A rendered graph.
@@ -109,6 +123,7 @@ impl FromWorker {
             | FromWorker::Opened { id, .. }
             | FromWorker::View { id, .. }
             | FromWorker::Detail { id, .. }
+            | FromWorker::Made { id, .. }
             | FromWorker::File { id, .. }
             | FromWorker::Drawing { id, .. }
             | FromWorker::Parsed { id, .. }
@@ -241,6 +256,18 @@ impl Cursor {
         Some((self.run, target, sample))
     }
 
+    /// The sample at position `k` of the whole plan: (run, target index, sample index).
+    fn locate(&self, mut k: usize) -> Option<(usize, usize, u32)> {
+        for (i, run) in self.runs.iter().enumerate() {
+            if k < run.len() {
+                let (target, sample) = run.at(k);
+                return Some((i, target, sample));
+            }
+            k -= run.len();
+        }
+        None
+    }
+
     fn advance(&mut self) {
         self.at += 1;
         self.done += 1;
@@ -254,7 +281,8 @@ impl Cursor {
 }
 
 enum Work {
-    Generate { dataset: String, cursor: Cursor },
+    Generate { dataset: String, cursor: Cursor, form: GenerateForm, graph: Option<String>, split: Option<Split> },
+    Range { cursor: Cursor, at: usize, end: usize },
     One { dataset: String, config: Box<GenerateConfig>, target: usize, sample: u32 },
     Export { cursor: Cursor, format: FileFormat, made: Vec<Sample> },
     Open { dataset: String, name: String, text: String, read: Option<(Option<Json>, std::vec::IntoIter<Json>, String)>, done: usize, total: usize },
@@ -266,6 +294,7 @@ enum Work {
     Render { graph: String },
     Parse { name: String, text: String },
     OpenGraph { name: String, text: String, arrange: bool },
+    Demo { cursor: Cursor, names: Vec<String>, made: Vec<Sample>, published: Vec<demo::Published> },
 }
 
 /// A job in progress.
@@ -291,7 +320,16 @@ impl Job {
                 let cursor = Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?;
                 let summary = (cursor.runs.len() == 1).then(|| summary_of(&cursor.runs[0].config));
                 store.create(&dataset, summary, cursor.total);
-                Work::Generate { dataset, cursor }
+                Work::Generate { dataset, cursor, form, graph, split: None }
+            }
+            JobRequest::GenerateRange { form, graph, first, end } => {
+                let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
+                own_registry = registry_for(&configs);
+                let cursor = Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?;
+                if first > end || end > cursor.total {
+                    return Err(failed(format!("positions {first}..{end} are outside the run's {} samples", cursor.total)));
+                }
+                Work::Range { cursor, at: first, end }
             }
             JobRequest::GenerateOne { dataset, form, graph, target, sample } => {
                 let config = config_of(&form, graph.as_deref(), registry).map_err(failed)?;
@@ -312,6 +350,12 @@ impl Job {
             JobRequest::Render { graph } => Work::Render { graph },
             JobRequest::ParseJson { name, text } => Work::Parse { name, text },
             JobRequest::OpenGraph { name, text, arrange } => Work::OpenGraph { name, text, arrange },
+            JobRequest::DemoSite => {
+                let runs = demo::runs().map_err(failed)?;
+                let names = runs.iter().map(|(name, _, _)| name.clone()).collect();
+                let cursor = Cursor::new(runs.into_iter().map(|(_, _, config)| config).collect(), registry).map_err(failed)?;
+                Work::Demo { cursor, names, made: Vec::new(), published: Vec::new() }
+            }
         };
         Ok(Job { id, work, own_registry, finished: false, units: 4 })
     }
@@ -357,7 +401,35 @@ impl Job {
         let units = self.units.max(1);
         let registry = self.own_registry.as_ref().unwrap_or(registry);
         let out = match &mut self.work {
-            Work::Generate { dataset, cursor } => generate_slice(id, dataset, cursor, units, registry, store),
+            Work::Generate { dataset, cursor, split: None, .. } => generate_slice(id, dataset, cursor, units, registry, store),
+            Work::Generate { dataset, cursor, split: Some(split), .. } => {
+                if split.own.as_ref().is_none_or(|own| own.is_empty()) {
+                    split.own = split.queue.pop_front();
+                }
+                let Some(own) = split.own.as_mut() else { return Vec::new() };
+                let first = own.start;
+                let end = own.end.min(first + units);
+                own.start = end;
+                match make_range(cursor, first, end, registry) {
+                    Ok(made) => take_made(id, dataset, cursor, split, first, made, store),
+                    Err(failed) => vec![FromWorker::Failed { id, message: failed.0, location: Some(failed.1) }],
+                }
+            }
+            Work::Range { cursor, at, end } => {
+                let first = *at;
+                let to = (*end).min(first + units);
+                match make_range(cursor, first, to, registry) {
+                    Ok(samples) => {
+                        *at = to;
+                        let mut out = vec![FromWorker::Made { id, first, samples }];
+                        if to >= *end {
+                            out.push(FromWorker::Done { id, summary: String::new() });
+                        }
+                        out
+                    }
+                    Err(failed) => vec![FromWorker::Failed { id, message: failed.0, location: Some(failed.1) }],
+                }
+            }
             Work::One { dataset, config, target, sample } => match generate::generate_sample(config, registry, *target, *sample) {
                 Ok(made) => {
                     let stored = stored_of(config, 0, 0, &made);
@@ -401,17 +473,11 @@ impl Job {
             Work::Shard { dataset, name, first, total, summary, text } => match dataset::read_dataset(&format!("{name}.jsonl"), text) {
                 Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: Some(e.location()) }],
                 Ok(parsed) => {
-                    let mode = summary.as_ref().and_then(|s| s.get("mode")).and_then(Json::as_str).unwrap_or("").to_string();
-                    store.ensure(dataset, summary.take(), *total);
-                    let mut rows = Vec::with_capacity(parsed.samples.len());
-                    for (k, record) in parsed.samples.into_iter().enumerate() {
-                        let row = row_of(*first + k, &record, &mode, None);
-                        rows.push(row.clone());
-                        store.put(dataset, Stored::new(row, record, None));
-                    }
+                    let rows = put_records(store, dataset, *first, *total, summary.take(), parsed.samples);
                     vec![FromWorker::Rows { id, dataset: dataset.clone(), total: *total, rows }, FromWorker::Done { id, summary: String::new() }]
                 }
             },
+            Work::Demo { cursor, names, made, published } => demo_slice(id, cursor, names, made, published, units, registry, store),
             Work::Query { dataset, query } => match store.select(dataset, query) {
                 Ok(indices) => vec![FromWorker::View { id, dataset: dataset.clone(), indices }, FromWorker::Done { id, summary: String::new() }],
                 Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
@@ -467,6 +533,66 @@ impl Job {
         out
     }
 
+    /// Splits a generation over helper workers (`app::split`): from now on its positions go out in blocks,
+    /// some made here by `step`, others lent with `lend`. False for any other job, or a run of one block.
+    pub fn spread(&mut self) -> bool {
+        match &mut self.work {
+            Work::Generate { cursor, split: split @ None, .. } if cursor.total > split::BLOCK && cursor.done == 0 && !self.finished => {
+                *split = Some(Split { queue: split::blocks(cursor.total, split::BLOCK), own: None, merge: Merge::default() });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The next block of a spread generation for a helper: the positions and the request that makes them.
+    pub fn lend(&mut self) -> Option<(std::ops::Range<usize>, JobRequest)> {
+        let Work::Generate { form, graph, split: Some(split), .. } = &mut self.work else { return None };
+        if self.finished {
+            return None;
+        }
+        let block = split.queue.pop_front()?;
+        let request = JobRequest::GenerateRange { form: form.clone(), graph: graph.clone(), first: block.start, end: block.end };
+        Some((block, request))
+    }
+
+    /// Gives back a lent block that will not come (its helper stopped): it is made here or lent again.
+    pub fn requeue(&mut self, block: std::ops::Range<usize>) {
+        if let Work::Generate { split: Some(split), .. } = &mut self.work {
+            split.queue.push_front(block);
+        }
+    }
+
+    /// Takes samples a helper made (`Made`) into the store, in position order, and returns the messages for the
+    /// page: rows, progress, and `Done` once every position is in.
+    pub fn take(&mut self, first: usize, samples: Vec<Stored>, store: &mut Store) -> Vec<FromWorker> {
+        let id = self.id;
+        if self.finished {
+            return Vec::new();
+        }
+        let out = match &mut self.work {
+            Work::Generate { dataset, cursor, split: Some(split), .. } => take_made(id, dataset, cursor, split, first, samples, store),
+            _ => vec![FromWorker::Failed { id, message: "samples came for a job that is not a split generation".into(), location: None }],
+        };
+        self.finish(out)
+    }
+
+    /// True for a generation spread over helpers (until it finishes).
+    pub fn is_spread(&self) -> bool {
+        matches!(&self.work, Work::Generate { split: Some(_), .. }) && !self.finished
+    }
+
+    /// True while a spread generation has nothing to make here and waits for its helpers' blocks.
+    pub fn is_waiting(&self) -> bool {
+        matches!(&self.work, Work::Generate { split: Some(split), .. } if split.queue.is_empty() && split.own.as_ref().is_none_or(|o| o.is_empty())) && !self.finished
+    }
+
+    /// Ends the job on a problem (a helper's failure); the returned message is its last.
+    pub fn fail(&mut self, message: String, location: Option<String>) -> FromWorker {
+        self.finished = true;
+        FromWorker::Failed { id: self.id, message, location }
+    }
+
     /// Stops the job; the returned message is its last.
     pub fn cancel(&mut self) -> FromWorker {
         self.finished = true;
@@ -503,6 +629,93 @@ fn generate_slice(id: u64, key: &str, cursor: &mut Cursor, units: usize, registr
         let summary = if cursor.runs.len() == 1 { summary_of(&cursor.runs[0].config).to_string() } else { String::new() };
         out.push(FromWorker::Done { id, summary });
     }
+    out
+}
+
+/// A spread generation's blocks: those still to hand out, the one being made here, and the merge of what came.
+struct Split {
+    queue: std::collections::VecDeque<std::ops::Range<usize>>,
+    own: Option<std::ops::Range<usize>>,
+    merge: Merge<Stored>,
+}
+
+/// Makes positions `first..end` as stored samples; a failure says what and where.
+fn make_range(cursor: &Cursor, first: usize, end: usize, registry: &Registry) -> Result<Vec<Stored>, (String, String)> {
+    let mut made = Vec::with_capacity(end.saturating_sub(first));
+    for k in first..end {
+        let Some((run, target, sample)) = cursor.locate(k) else { return Err((format!("position {k} is outside the run"), format!("position {k}"))) };
+        let one = cursor.sample(run, target, sample, registry).map_err(|message| (message, format!("sample {sample} of target {target}")))?;
+        made.push(stored_of(&cursor.runs[run].config, k, run, &one));
+    }
+    Ok(made)
+}
+
+/// Merges samples made for a spread generation and stores those now in order.
+fn take_made(id: u64, key: &str, cursor: &Cursor, split: &mut Split, first: usize, made: Vec<Stored>, store: &mut Store) -> Vec<FromWorker> {
+    let (_, released) = match split.merge.put(first, made) {
+        Ok(done) => done,
+        Err(overlap) => return vec![FromWorker::Failed { id, message: overlap.to_string(), location: None }],
+    };
+    let mut out = Vec::new();
+    if !released.is_empty() {
+        let rows = released.iter().map(|s| s.row.clone()).collect();
+        for stored in released {
+            store.put(key, stored);
+        }
+        out.push(FromWorker::Rows { id, dataset: key.to_string(), total: cursor.total, rows });
+        out.push(FromWorker::Progress { id, done: split.merge.released(), total: cursor.total });
+    }
+    if split.merge.released() >= cursor.total {
+        let summary = if cursor.runs.len() == 1 { summary_of(&cursor.runs[0].config).to_string() } else { String::new() };
+        out.push(FromWorker::Done { id, summary });
+    }
+    out
+}
+
+/// Stores a hosted dataset's records from position `first` (of `total`), as a fetched shard does, and returns
+/// their rows.
+fn put_records(store: &mut Store, dataset: &str, first: usize, total: usize, summary: Option<Json>, records: Vec<Json>) -> Vec<Row> {
+    let mode = summary.as_ref().and_then(|s| s.get("mode")).and_then(Json::as_str).unwrap_or("").to_string();
+    store.ensure(dataset, summary, total);
+    let mut rows = Vec::with_capacity(records.len());
+    for (k, record) in records.into_iter().enumerate() {
+        let row = row_of(first + k, &record, &mode, None);
+        rows.push(row.clone());
+        store.put(dataset, Stored::new(row, record, None));
+    }
+    rows
+}
+
+/// One slice of the demo site: samples of the current run; a finished run is published; after the last, the
+/// index goes out first (the page lists the datasets), then every dataset's rows.
+#[allow(clippy::too_many_arguments)]
+fn demo_slice(id: u64, cursor: &mut Cursor, names: &[String], made: &mut Vec<Sample>, published: &mut Vec<demo::Published>, units: usize, registry: &Registry, store: &mut Store) -> Vec<FromWorker> {
+    for _ in 0..units {
+        let Some((run, target, sample)) = cursor.next() else { break };
+        match cursor.sample(run, target, sample, registry) {
+            Ok(sample) => made.push(sample),
+            Err(message) => return vec![FromWorker::Failed { id, message: format!("demo dataset {}: {message}", names[run]), location: None }],
+        }
+        cursor.advance();
+        if cursor.at == cursor.runs[run].len() {
+            match demo::publish(&names[run], &cursor.runs[run].config, made) {
+                Ok(one) => published.push(one),
+                Err(message) => return vec![FromWorker::Failed { id, message: format!("demo dataset {}: {message}", names[run]), location: None }],
+            }
+            made.clear();
+        }
+    }
+    if cursor.next().is_some() {
+        return vec![FromWorker::Progress { id, done: cursor.done, total: cursor.total }];
+    }
+    let mut out = vec![FromWorker::File { id, name: INDEX_PATH.to_string(), text: demo::index_text(published) }];
+    for one in std::mem::take(published) {
+        let key = demo::key(&one.entry.name);
+        let summary = (!one.entry.summary.is_null()).then(|| one.entry.summary.clone());
+        let rows = put_records(store, &key, 0, one.entry.samples, summary, one.records);
+        out.push(FromWorker::Rows { id, dataset: key, total: one.entry.samples, rows });
+    }
+    out.push(FromWorker::Done { id, summary: String::new() });
     out
 }
 
@@ -751,6 +964,95 @@ mod tests {
         let placed = graph::from_json_str(&json).unwrap();
         let x = |i: usize| placed.nodes()[i].position.unwrap().0;
         assert!(x(0) < x(1), "the source now sits left of its successor");
+    }
+
+    #[test]
+    fn the_demo_site_lists_its_index_first_then_fills_every_dataset_as_its_shards_would() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let messages = start(JobRequest::DemoSite, &registry, &mut store);
+        let Some(FromWorker::File { name, text, .. }) = messages.iter().find(|m| !matches!(m, FromWorker::Progress { .. })) else { panic!("{messages:?}") };
+        assert_eq!(name, INDEX_PATH);
+        let index = crate::engine::dataset::site::SiteIndex::parse(text).unwrap();
+        assert_eq!(index.datasets.len(), 11);
+        let filled: Vec<(String, usize)> = messages.iter().filter_map(|m| if let FromWorker::Rows { dataset, rows, .. } = m { Some((dataset.clone(), rows.len())) } else { None }).collect();
+        assert_eq!(filled, index.datasets.iter().map(|d| (format!("site:{}", d.name), d.samples)).collect::<Vec<_>>());
+        // A record held is the line its shard carries: what a fetched shard would have stored.
+        let python = &index.datasets.iter().find(|d| d.name == "python_chain").unwrap();
+        let shard = demo_shard(&registry, "python_chain");
+        let line: Json = serde_json::from_str(shard.lines().nth(5).unwrap()).unwrap();
+        assert_eq!(store.detail("site:python_chain", 5).unwrap().prompt, line["prompt"].as_str().unwrap());
+        assert_eq!(store.get("site:python_chain").map(|d| d.loaded()), Some(python.samples));
+        assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
+    }
+
+    /// The first shard's text of demo dataset `name`, published on its own.
+    fn demo_shard(registry: &Registry, name: &str) -> String {
+        let (_, _, config) = demo::runs().unwrap().into_iter().find(|(n, _, _)| n == name).unwrap();
+        let samples = generate::generate(&config, registry, &mut |_, _| {}).unwrap();
+        demo::publish(name, &config, &samples).unwrap().shards.remove(0).1
+    }
+
+    #[test]
+    fn a_generation_spread_over_helpers_stores_the_bytes_one_worker_stores() {
+        let registry = builtin();
+        let form = GenerateForm { topology: "paper".into(), family: "math".into(), samples_per_target: 2, seed: 7, ..GenerateForm::default() };
+        let request = JobRequest::Generate { dataset: "g".into(), form, graph: None };
+        let mut alone = Store::default();
+        let alone_rows = rows(&start(request.clone(), &registry, &mut alone));
+
+        let mut store = Store::default();
+        let mut job = Job::new(1, request, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(job.spread());
+        assert!(!job.spread(), "once");
+        let mut messages = Vec::new();
+        let mut made = Vec::new();
+        // Two helpers take every other block; this worker makes what is left, one slice at a time.
+        while !job.is_finished() {
+            for _ in 0..2 {
+                if let Some((block, request)) = job.lend() {
+                    let mut helper_store = Store::default();
+                    let mut helper = Job::new(9, request, &registry, &mut helper_store).unwrap_or_else(|e| panic!("{e:?}"));
+                    let out = run(&mut helper, &registry, &mut helper_store);
+                    assert!(helper_store.get("g").is_none(), "a helper stores nothing");
+                    let pieces: Vec<(usize, Vec<Stored>)> = out.into_iter().filter_map(|m| if let FromWorker::Made { first, samples, .. } = m { Some((first, samples)) } else { None }).collect();
+                    assert_eq!(pieces.iter().map(|(_, s)| s.len()).sum::<usize>(), block.len());
+                    made.extend(pieces);
+                }
+            }
+            messages.extend(job.step(&registry, &mut store));
+            if job.is_waiting() {
+                // The helpers' blocks come back last first.
+                while let Some((first, samples)) = made.pop() {
+                    messages.extend(job.take(first, samples, &mut store));
+                }
+            }
+        }
+        assert!(matches!(messages.last(), Some(FromWorker::Done { .. })), "{:?}", messages.last());
+        assert_eq!(rows(&messages), alone_rows, "the rows, in order");
+        let bytes = |s: &Store| s.export("g", None).unwrap().to_string();
+        assert_eq!(bytes(&store), bytes(&alone), "the stored samples, byte for byte");
+        for i in [0, 50, alone_rows.len() - 1] {
+            assert_eq!(store.detail("g", i).unwrap(), alone.detail("g", i).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_range_outside_the_run_or_a_block_taken_twice_fails() {
+        let registry = builtin();
+        let mut store = Store::default();
+        let form = GenerateForm { samples_per_target: 1, ..GenerateForm::default() };
+        let outside = Job::new(1, JobRequest::GenerateRange { form: form.clone(), graph: None, first: 30, end: 99 }, &registry, &mut store).err().map(|b| *b);
+        assert!(matches!(&outside, Some(FromWorker::Failed { message, .. }) if message.contains("outside the run's 40 samples")), "{outside:?}");
+        let mut job = Job::new(2, JobRequest::Generate { dataset: "g".into(), form: GenerateForm { samples_per_target: 4, ..GenerateForm::default() }, graph: None }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(job.spread());
+        let (block, request) = job.lend().unwrap();
+        let mut helper = Job::new(3, request, &registry, &mut Store::default()).unwrap_or_else(|e| panic!("{e:?}"));
+        let samples: Vec<Stored> = run(&mut helper, &registry, &mut Store::default()).into_iter().filter_map(|m| if let FromWorker::Made { samples, .. } = m { Some(samples) } else { None }).flatten().collect();
+        assert_eq!(samples.len(), block.len());
+        assert!(job.take(block.start, samples.clone(), &mut store).iter().any(|m| matches!(m, FromWorker::Rows { .. })));
+        let again = job.take(block.start, samples, &mut store);
+        assert!(matches!(&again[..], [FromWorker::Failed { message, .. }] if message.contains("already taken")), "{again:?}");
     }
 
     #[test]

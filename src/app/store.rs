@@ -12,8 +12,8 @@ use crate::app::drawing::draw;
 use crate::app::instance::{answer_of, pictures_of, seed_of, stage_truths, Detail};
 use crate::app::roles::recognise;
 
-/// One stored sample.
-#[derive(Clone, Debug, PartialEq)]
+/// One stored sample (serde: a helper worker hands the samples it made to the worker that holds the store).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stored {
     pub row: Row,
     pub prompt: String,

@@ -7,12 +7,14 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::app::jobs::{FromWorker, Job, JobRequest, ToWorker};
+use crate::app::split;
 use crate::app::store::Store;
 use crate::engine::tasks::registry::{builtin, Registry};
 
@@ -27,26 +29,147 @@ struct Scheduler {
     store: Store,
     jobs: Vec<Job>,
     scheduled: bool,
+    /// Workers a generation may use in all (`ToWorker::Workers`); 1 on the main thread.
+    wanted: usize,
+    /// Helper workers this worker started for spread generations (`app::split`).
+    helpers: Vec<Helper>,
+    /// Blocks lent to helpers: helper job id → (helper, job id, positions).
+    lent: HashMap<u64, (usize, u64, Range<usize>)>,
+    next_lend: u64,
 }
+
+/// A helper worker: messages wait in `queue` until it says it is ready; a helper that failed to load is `dead`.
+struct Helper {
+    worker: web_sys::Worker,
+    ready: bool,
+    dead: bool,
+    queue: Vec<String>,
+}
+
+/// Blocks a helper works on at once: one being made, one waiting, so it never idles between messages.
+const IN_FLIGHT: usize = 2;
 
 impl Scheduler {
     fn new() -> Scheduler {
-        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false }
+        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false, wanted: 1, helpers: Vec::new(), lent: HashMap::new(), next_lend: 1 }
     }
 
     fn receive(&mut self, message: ToWorker, out: &mut Vec<FromWorker>) {
         match message {
             ToWorker::Start { id, request } => match Job::new(id, request, &self.registry, &mut self.store) {
-                Ok(job) => self.jobs.push(job),
+                Ok(mut job) => {
+                    if self.wanted > 1 {
+                        job.spread();
+                    }
+                    self.jobs.push(job);
+                }
                 Err(failed) => out.push(*failed),
             },
             ToWorker::Cancel { id } => {
                 if let Some(job) = self.jobs.iter_mut().find(|j| j.id() == id) {
                     out.push(job.cancel());
                 }
+                self.recall(id);
                 self.jobs.retain(|j| !j.is_finished());
             }
+            ToWorker::Workers { count } => self.wanted = count.clamp(1, split::MAX_WORKERS),
         }
+    }
+
+    /// Cancels the blocks of job `id` that helpers still hold.
+    fn recall(&mut self, id: u64) {
+        let held: Vec<(u64, usize)> = self.lent.iter().filter(|(_, (_, job, _))| *job == id).map(|(hid, (helper, _, _))| (*hid, *helper)).collect();
+        for (hid, helper) in held {
+            self.lent.remove(&hid);
+            self.post_helper(helper, &ToWorker::Cancel { id: hid });
+        }
+    }
+
+    fn post_helper(&mut self, helper: usize, message: &ToWorker) {
+        let Ok(text) = serde_json::to_string(message) else { return };
+        let Some(h) = self.helpers.get_mut(helper) else { return };
+        if h.ready {
+            let _ = h.worker.post_message(&JsValue::from_str(&text));
+        } else {
+            h.queue.push(text);
+        }
+    }
+
+    /// True when a spread generation wants more helpers than are running.
+    fn needs_helpers(&self) -> bool {
+        let alive = self.helpers.iter().filter(|h| !h.dead).count();
+        alive + 1 < self.wanted && self.jobs.iter().any(Job::is_spread)
+    }
+
+    /// Lends blocks of spread generations to every live helper with room for more.
+    fn lend(&mut self) {
+        for helper in 0..self.helpers.len() {
+            if self.helpers[helper].dead {
+                continue;
+            }
+            let mut held = self.lent.values().filter(|(h, _, _)| *h == helper).count();
+            while held < IN_FLIGHT {
+                let Some((job, (block, request))) = self.jobs.iter_mut().filter(|j| !j.is_finished()).find_map(|j| j.lend().map(|l| (j.id(), l))) else { return };
+                let hid = self.next_lend;
+                self.next_lend += 1;
+                self.lent.insert(hid, (helper, job, block));
+                self.post_helper(helper, &ToWorker::Start { id: hid, request });
+                held += 1;
+            }
+        }
+    }
+
+    /// A message from helper `helper`.
+    fn from_helper(&mut self, helper: usize, message: FromWorker, out: &mut Vec<FromWorker>) {
+        if let FromWorker::Ready { .. } = message {
+            let h = &mut self.helpers[helper];
+            h.ready = true;
+            for text in std::mem::take(&mut h.queue) {
+                let _ = h.worker.post_message(&JsValue::from_str(&text));
+            }
+            self.lend();
+            return;
+        }
+        let hid = message.id();
+        let Some((_, job_id, _)) = self.lent.get(&hid).cloned() else { return };
+        let Scheduler { jobs, store, .. } = self;
+        let job = jobs.iter_mut().find(|j| j.id() == job_id);
+        match (message, job) {
+            (FromWorker::Made { first, samples, .. }, Some(job)) => out.extend(job.take(first, samples, store)),
+            (FromWorker::Done { .. } | FromWorker::Cancelled { .. }, _) => {
+                self.lent.remove(&hid);
+            }
+            (FromWorker::Failed { message, location, .. }, Some(job)) => {
+                self.lent.remove(&hid);
+                out.push(job.fail(message, location));
+                self.recall(job_id);
+            }
+            _ => {}
+        }
+        self.jobs.retain(|j| !j.is_finished());
+        self.lend();
+    }
+
+    /// Helper `helper` failed to load or crashed: its blocks go back to their jobs, made here or by others.
+    fn lost_helper(&mut self, helper: usize) {
+        if let Some(h) = self.helpers.get_mut(helper) {
+            h.dead = true;
+            h.worker.terminate();
+        }
+        let gone: Vec<u64> = self.lent.iter().filter(|(_, (h, _, _))| *h == helper).map(|(hid, _)| *hid).collect();
+        for hid in gone {
+            if let Some((_, job_id, block)) = self.lent.remove(&hid) {
+                if let Some(job) = self.jobs.iter_mut().find(|j| j.id() == job_id) {
+                    job.requeue(block);
+                }
+            }
+        }
+        self.lend();
+    }
+
+    /// True when some job can make progress here (not only waiting for helpers).
+    fn runnable(&self) -> bool {
+        self.jobs.iter().any(|j| !j.is_waiting())
     }
 
     /// Every quick job (queries, details, shards) whole, then one slice of the oldest long job, sized so a
@@ -58,13 +181,48 @@ impl Scheduler {
                 out.extend(job.step(registry, store));
             }
         }
-        if let Some(job) = jobs.iter_mut().find(|j| !j.is_quick() && !j.is_finished()) {
+        if let Some(job) = jobs.iter_mut().find(|j| !j.is_quick() && !j.is_finished() && !j.is_waiting()) {
             let started = js_sys::Date::now();
             out.extend(job.step(registry, store));
             job.adapt(js_sys::Date::now() - started, SLICE_MS);
         }
         jobs.retain(|j| !j.is_finished());
     }
+}
+
+/// Starts helper workers (in the worker) until a spread generation has as many as it wants.
+fn start_helpers(scheduler: &Rc<RefCell<Scheduler>>, deliver: &Rc<dyn Fn(FromWorker)>) {
+    while scheduler.borrow().needs_helpers() {
+        let Ok(worker) = web_sys::Worker::new_with_options(WORKER_SCRIPT, &web_sys::WorkerOptions::new()) else {
+            scheduler.borrow_mut().wanted = 1;
+            return;
+        };
+        let index = {
+            let mut s = scheduler.borrow_mut();
+            s.helpers.push(Helper { worker: worker.clone(), ready: false, dead: false, queue: Vec::new() });
+            s.helpers.len() - 1
+        };
+        let (on_scheduler, on_deliver) = (scheduler.clone(), deliver.clone());
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            let Some(message) = event.data().as_string().and_then(|text| serde_json::from_str::<FromWorker>(&text).ok()) else { return };
+            let mut out = Vec::new();
+            on_scheduler.borrow_mut().from_helper(index, message, &mut out);
+            for message in out {
+                on_deliver(message);
+            }
+            pump(on_scheduler.clone(), on_deliver.clone());
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let (err_scheduler, err_deliver) = (scheduler.clone(), deliver.clone());
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            err_scheduler.borrow_mut().lost_helper(index);
+            pump(err_scheduler.clone(), err_deliver.clone());
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        on_error.forget();
+    }
+    scheduler.borrow_mut().lend();
 }
 
 fn set_timeout(callback: &js_sys::Function) {
@@ -80,7 +238,7 @@ fn set_timeout(callback: &js_sys::Function) {
 fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
     {
         let mut s = scheduler.borrow_mut();
-        if s.scheduled || s.jobs.is_empty() {
+        if s.scheduled || !s.runnable() {
             return;
         }
         s.scheduled = true;
@@ -143,6 +301,7 @@ pub fn serve() {
         for message in out {
             deliver(message);
         }
+        start_helpers(&scheduler, &deliver);
         pump(scheduler.clone(), deliver.clone());
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -170,12 +329,14 @@ enum Backend {
 
 struct Runner {
     backend: Option<Backend>,
+    /// Messages held until the first paint, when the worker starts (`warm_up`); `None` once it has.
+    deferred: Option<Vec<Outgoing>>,
     next_id: u64,
     listeners: HashMap<u64, Listener>,
 }
 
 thread_local! {
-    static RUNNER: Rc<RefCell<Runner>> = Rc::new(RefCell::new(Runner { backend: None, next_id: 1, listeners: HashMap::new() }));
+    static RUNNER: Rc<RefCell<Runner>> = Rc::new(RefCell::new(Runner { backend: None, deferred: None, next_id: 1, listeners: HashMap::new() }));
 }
 
 fn dispatch(message: FromWorker) {
@@ -252,7 +413,10 @@ fn backend() -> Backend {
             let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| fall_back());
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             on_error.forget();
-            Backend::Worker { worker, ready: false, queue: Vec::new() }
+            // Generations spread over as many workers as the machine has cores (capped).
+            let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(1.0);
+            let count = split::workers_for(cores as u32);
+            Backend::Worker { worker, ready: false, queue: vec![Outgoing { message: ToWorker::Workers { count }, file: None }] }
         }
         Err(_) => Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))),
     }
@@ -273,6 +437,10 @@ fn post(outgoing: Outgoing) {
 fn send(outgoing: Outgoing) {
     let runner = RUNNER.with(Rc::clone);
     let mut r = runner.borrow_mut();
+    if let Some(held) = r.deferred.as_mut() {
+        held.push(outgoing);
+        return;
+    }
     let backend = r.backend.get_or_insert_with(backend);
     match backend {
         Backend::Worker { ready: false, queue, .. } => queue.push(outgoing),
@@ -280,6 +448,8 @@ fn send(outgoing: Outgoing) {
             drop(r);
             post(outgoing);
         }
+        // On the page's own thread a generation is not spread: there are no helpers to lend blocks to.
+        Backend::MainThread(_) if matches!(outgoing.message, ToWorker::Workers { .. }) => {}
         Backend::MainThread(scheduler) => {
             let scheduler = scheduler.clone();
             drop(r);
@@ -356,15 +526,39 @@ pub fn start_with_file(request: JobRequest, file: web_sys::Blob, listener: impl 
     JobHandle(id)
 }
 
-/// Starts the worker now rather than at the first job.
+/// Starts the worker just after the page's first paint rather than at the first job: its module is then
+/// fetched and compiled while the visitor looks at the page, not before it shows. Jobs asked for before then
+/// (the demo datasets, a site's first shard) wait for it and go out in order.
 pub fn warm_up() {
     let runner = RUNNER.with(Rc::clone);
-    runner.borrow_mut().backend.get_or_insert_with(backend);
+    if runner.borrow().backend.is_some() {
+        return;
+    }
+    runner.borrow_mut().deferred.get_or_insert_with(Vec::new);
+    let start = Closure::once_into_js(move || {
+        let held = {
+            let mut r = runner.borrow_mut();
+            r.backend.get_or_insert_with(backend);
+            r.deferred.take().unwrap_or_default()
+        };
+        for outgoing in held {
+            send(outgoing);
+        }
+    });
+    // The frame callback runs before the first paint; the timeout it sets, after it.
+    let after_frame = Closure::once_into_js(move || set_timeout(start.unchecked_ref()));
+    let painted = web_sys::window().map(|w| w.request_animation_frame(after_frame.unchecked_ref()).is_ok()).unwrap_or(false);
+    if !painted {
+        set_timeout(after_frame.unchecked_ref());
+    }
 }
 
 /// True when jobs run in a Web Worker (false: in slices on the main thread).
 pub fn uses_worker() -> bool {
     let runner = RUNNER.with(Rc::clone);
     let mut r = runner.borrow_mut();
+    if r.deferred.is_some() {
+        return true;
+    }
     matches!(r.backend.get_or_insert_with(backend), Backend::Worker { .. })
 }

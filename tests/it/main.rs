@@ -13,6 +13,7 @@ mod architecture;
 mod cli;
 mod cli_scale;
 mod contrast;
+mod demo_site;
 mod generation;
 mod grading_at_scale;
 mod image;

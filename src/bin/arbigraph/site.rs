@@ -103,6 +103,14 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     let html = std::fs::read_to_string(&page).map_err(|e| format!("cannot read {}: {e}", page.display()))?;
     let start = if sources.is_empty() { "results" } else { "browse" };
     write_text(&page, &dataset::site::with_start_page(&html, start))?;
+    // The build's precompressed copies of index.html (scripts/precompress.mjs) lack the start page: a host that
+    // prefers them would open the wrong page, so they go (the host compresses the new one itself, if at all).
+    for stale in ["index.html.gz", "index.html.br"] {
+        let path = args.out.join(stale);
+        if path.exists() {
+            std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+        }
+    }
     let datasets_dir = args.out.join("datasets");
     let mut index = SiteIndex { generator: dataset::GENERATOR.to_string(), datasets: Vec::new(), results: Vec::new() };
     let mut shard_count = 0;

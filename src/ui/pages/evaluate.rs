@@ -16,8 +16,9 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::engine::agent::{Endpoint, Strategy};
-use crate::engine::dataset::{self, to_pretty_string, RunInfo};
-use crate::engine::generate;
+use crate::engine::generate::form::GenerateForm;
+use crate::app::jobs::{FromWorker, JobRequest};
+use crate::engine::dataset::{to_pretty_string, FileFormat};
 use crate::engine::results::expand_epochs;
 use crate::ui::common::{sentence, ErrorView};
 use budget::BudgetForm;
@@ -33,7 +34,7 @@ use run::RunView;
 use runs::RunList;
 use table::RunTable;
 use crate::app::eval_source::{browse_note, SampleSource};
-use crate::ui::state::{with_registry, AppState, EvaluationState};
+use crate::ui::state::{AppState, EvaluationState};
 use crate::web::download::download_text;
 use crate::web::fetch_backend::RunControl;
 use crate::web::storage::{sample_key, Store, RUNS, SAMPLES, TURNS};
@@ -70,22 +71,19 @@ pub fn EvaluatePage() -> impl IntoView {
         }
         Ok((samples, crate::engine::dataset::inspect(json).topology))
     };
-    // The samples of the file or the built-in topology (Browse and Design are gathered by the job runner).
+    // The samples of the file (Browse and Design are gathered by the job runner, a built-in topology generated
+    // in the worker: `topology_samples`).
     let dataset_samples = move || -> Result<(Vec<Value>, String), String> {
         match source.get_untracked() {
             SampleSource::File => {
                 let Some((name, json)) = loaded.get_untracked() else { return Err("no dataset file is loaded: choose one in \"a dataset file\" below, or another source".into()) };
-                return file_samples(&name, &json);
+                file_samples(&name, &json)
             }
             SampleSource::Browse | SampleSource::Design => {
-                return Err(format!("the estimate takes {}'s samples when a run starts them; pick the file or topology source to estimate first", source.get_untracked().label()));
+                Err(format!("the estimate takes {}'s samples when a run starts them; pick the file or topology source to estimate first", source.get_untracked().label()))
             }
-            SampleSource::Topology => {}
+            SampleSource::Topology => Err("the topology's samples are generated in the worker".into()),
         }
-        let config = form.get_untracked().to_config()?;
-        let made = with_registry(|r| generate::generate(&config, r, &mut |_, _| {})).map_err(|e| e.to_string())?;
-        let json = dataset::to_json(&config, &made, &RunInfo::default());
-        Ok((json["samples"].as_array().cloned().unwrap_or_default(), config.topology.name().to_string()))
     };
 
     // The samples a run would cover: the first `limit`, each once per epoch.
@@ -93,12 +91,26 @@ pub fn EvaluatePage() -> impl IntoView {
         let first: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
         (expand_epochs(&first, evaluation.settings.get_untracked().epochs), topology)
     };
-    let run_samples = move || -> Result<(Vec<Value>, String), String> {
-        let (samples, topology) = dataset_samples()?;
-        let first: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
-        Ok((expand_epochs(&first, evaluation.settings.get_untracked().epochs), topology))
+    let run_samples = move || -> Result<(Vec<Value>, String), String> { dataset_samples().map(first_samples) };
+    // The run's samples, handed to `then` once here: a built-in topology's generated in the worker (with its
+    // other workers), so the page never generates on its own thread.
+    let samples_then = move |then: Callback<Result<(Vec<Value>, String), String>>| {
+        if source.get_untracked() != SampleSource::Topology {
+            return then.run(run_samples());
+        }
+        let form = form.get_untracked();
+        let topology = match form.to_config() {
+            Ok(config) => config.topology.name().to_string(),
+            Err(e) => return then.run(Err(e)),
+        };
+        spawn_local(async move {
+            let generated = topology_samples(form).await;
+            then.run(generated.and_then(|json| file_samples("the topology", &json)).map(|(samples, _)| first_samples((samples, topology))));
+        });
     };
-    let estimate_samples = Callback::new(move |()| run_samples().map(|(samples, _)| samples));
+    let estimate_samples: budget::SamplesFor = Callback::new(move |show: Callback<Result<Vec<Value>, String>>| {
+        samples_then(Callback::new(move |given: Result<(Vec<Value>, String), String>| show.run(given.map(|(samples, _)| samples))));
+    });
 
     // A run the last visit left unfinished (a reload, a closed tab, a stop) is offered for resuming.
     spawn_local(async move {
@@ -224,15 +236,19 @@ pub fn EvaluatePage() -> impl IntoView {
     // Gathers the source's samples, then runs them with the strategy chosen, or every strategy of `lab`.
     let start_with = move |lab: Option<Vec<Strategy>>| {
         error.set(String::new());
+        let lab_of_file = lab.clone();
         let go = move |samples: (Vec<Value>, String)| match lab {
             Some(strategies) => run_lab(samples, strategies),
             None => launch(samples),
         };
         match source.get_untracked() {
-            SampleSource::File | SampleSource::Topology => match run_samples() {
-                Ok(s) => go(s),
+            SampleSource::File | SampleSource::Topology => samples_then(Callback::new(move |given| match given {
+                Ok(s) => match lab_of_file.clone() {
+                    Some(strategies) => run_lab(s, strategies),
+                    None => launch(s),
+                },
                 Err(e) => error.set(e),
-            },
+            })),
             SampleSource::Browse | SampleSource::Design => {
                 evaluation.gathering.set(true);
                 spawn_local(async move {
@@ -464,4 +480,29 @@ fn SourcePicker() -> impl IntoView {
             {move || evaluation.gathering.get().then(|| view! { <span class="muted" data-testid="eval-gathering">" gathering the samples…"</span> })}
         </div>
     }
+}
+
+/// The dataset file of a built-in topology's run, generated in the worker (the bytes `arbigraph generate`
+/// writes), parsed.
+async fn topology_samples(form: GenerateForm) -> Result<Value, String> {
+    let (answer, wait) = futures::channel::oneshot::channel::<Result<String, String>>();
+    let mut answer = Some(answer);
+    let mut file = None;
+    crate::web::worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json }, move |message| {
+        let outcome = match message {
+            FromWorker::File { text, .. } => {
+                file = Some(text);
+                return;
+            }
+            FromWorker::Done { .. } => file.take().ok_or_else(|| "the worker made no file".to_string()),
+            FromWorker::Failed { message, location, .. } => Err(location.map(|at| format!("{at}: {message}")).unwrap_or(message)),
+            FromWorker::Cancelled { .. } => Err("cancelled".into()),
+            _ => return,
+        };
+        if let Some(answer) = answer.take() {
+            let _ = answer.send(outcome);
+        }
+    });
+    let text = wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))?;
+    serde_json::from_str(&text).map_err(|e| format!("the generated samples are not JSON: {e}"))
 }

@@ -11,11 +11,12 @@ use leptos::prelude::*;
 
 use crate::app::browse_url::BrowseAddress;
 use crate::app::catalog::{Query, Row};
+use crate::app::demo;
 use crate::engine::generate::form::GenerateForm;
 use crate::app::instance::Detail;
 use crate::app::jobs::{FromWorker, JobRequest};
 use crate::app::link::Link;
-use crate::engine::dataset::site::{SiteDataset, SiteIndex, INDEX_PATH};
+use crate::engine::dataset::site::{SiteDataset, SiteIndex, INDEX_PATH, START_META};
 use crate::web::files::fetch_text;
 use crate::web::worker::{self, JobHandle};
 
@@ -90,6 +91,8 @@ pub struct BrowseState {
     /// Set when the list should scroll a position into view.
     pub reveal: RwSignal<Option<usize>>,
     pub site: RwSignal<SiteStatus>,
+    /// True when the site's datasets are the app's demo, generated in the worker (no file beside the app).
+    pub demo: RwSignal<bool>,
     /// A problem to show (a bad file, a failed fetch); cleared by the next success.
     pub error: RwSignal<String>,
     /// What just happened (a file opened, a link followed).
@@ -119,6 +122,7 @@ impl BrowseState {
             detail: RwSignal::new(None),
             reveal: RwSignal::new(None),
             site: RwSignal::new(SiteStatus::Looking),
+            demo: RwSignal::new(false),
             error: RwSignal::new(String::new()),
             notice: RwSignal::new(String::new()),
             opening: RwSignal::new(None),
@@ -132,8 +136,14 @@ impl BrowseState {
         state
     }
 
-    /// Reads `datasets/index.json` beside the app, if there is one, and lists its datasets.
+    /// Reads `datasets/index.json` beside the app and lists its datasets. The app's own build (a page without
+    /// the `<meta>` a site built by `arbigraph site` carries) has none and asks for nothing: the worker generates
+    /// the demo datasets (`app::demo`) and they are listed the same way.
     async fn load_site(self) {
+        let selector = format!("meta[name=\"{START_META}\"]");
+        if document().query_selector(&selector).ok().flatten().is_none() {
+            return self.load_demo();
+        }
         match fetch_text(INDEX_PATH).await {
             Ok(None) => {
                 self.site.set(SiteStatus::Absent);
@@ -150,20 +160,49 @@ impl BrowseState {
                     self.error.set(format!("{INDEX_PATH} is broken: {}", problems.join("; ")));
                     self.site.set(SiteStatus::Broken(problems));
                 }
-                Ok(index) => {
-                    for d in &index.datasets {
-                        let info = DatasetInfo { key: format!("site:{}", d.name), name: d.name.clone(), source: Source::Hosted(Box::new(d.clone())), total: d.samples, loaded: 0 };
-                        self.shards.update_value(|s| {
-                            s.insert(info.key.clone(), vec![ShardState::Waiting; d.shards.len()]);
-                        });
-                        self.upsert(info);
-                    }
-                    self.site.set(SiteStatus::Found(index));
-                    if let Some(address) = self.pending.try_update_value(Option::take).flatten() {
-                        self.restore(address, &[]);
-                    }
-                }
+                Ok(index) => self.list_site(index, ShardState::Waiting),
             },
+        }
+    }
+
+    /// Lists a site's datasets, their shards in state `shards`, and restores an address that waited for them.
+    fn list_site(&self, index: SiteIndex, shards: ShardState) {
+        for d in &index.datasets {
+            let info = DatasetInfo { key: demo::key(&d.name), name: d.name.clone(), source: Source::Hosted(Box::new(d.clone())), total: d.samples, loaded: 0 };
+            self.shards.update_value(|s| {
+                s.insert(info.key.clone(), vec![shards; d.shards.len()]);
+            });
+            self.upsert(info);
+        }
+        self.site.set(SiteStatus::Found(index));
+        if let Some(address) = self.pending.try_update_value(Option::take).flatten() {
+            self.restore(address, &[]);
+        }
+    }
+
+    /// The demo datasets, generated in the worker: the index comes first (its shards marked as loading, so none
+    /// is fetched), then every dataset's rows.
+    fn load_demo(self) {
+        self.demo.set(true);
+        worker::start(JobRequest::DemoSite, move |message| match message {
+            FromWorker::File { text, .. } => match SiteIndex::parse(&text) {
+                Ok(index) => self.list_site(index, ShardState::Loading),
+                Err(problems) => self.demo_failed(format!("the demo datasets' index is broken: {}", problems.join("; "))),
+            },
+            FromWorker::Rows { dataset, total, rows, .. } => self.add_rows(&dataset, total, rows),
+            FromWorker::Done { .. } => self.shards.update_value(|all| all.values_mut().flatten().for_each(|s| *s = ShardState::Loaded)),
+            FromWorker::Failed { message, .. } => self.demo_failed(message),
+            _ => {}
+        });
+    }
+
+    fn demo_failed(&self, message: String) {
+        self.error.set(format!("the demo datasets could not be made: {message}"));
+        if matches!(self.site.get_untracked(), SiteStatus::Looking) {
+            self.site.set(SiteStatus::Absent);
+            if let Some(address) = self.pending.try_update_value(Option::take).flatten() {
+                self.restore(address, &[]);
+            }
         }
     }
 

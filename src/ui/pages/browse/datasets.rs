@@ -4,7 +4,12 @@
 
 use leptos::prelude::*;
 
+use crate::app::demo;
+use crate::app::jobs::{FromWorker, JobRequest};
+use crate::engine::dataset::FileFormat;
 use crate::ui::common::file_size;
+use crate::web::download::download_text;
+use crate::web::worker;
 use crate::ui::state::{AppState, SiteStatus, Source};
 
 /// A select of the open datasets, with their sample counts.
@@ -58,7 +63,7 @@ pub fn SiteDatasets() -> impl IntoView {
                         <td class="num">{d.samples}</td>
                         <td class="num">{file_size(d.bytes)}</td>
                         <td class="muted">{if d.generator.is_empty() { "reference file".to_string() } else { d.generator.clone() }}</td>
-                        <td><a href=format!("datasets/{}", d.file) download=d.file.clone() on:click=|ev| ev.stop_propagation()>"file"</a></td>
+                        <td>{file_link(browse.demo.get_untracked(), d.name.clone(), d.file.clone())}</td>
                     </tr>
                 }
             })
@@ -74,4 +79,24 @@ pub fn SiteDatasets() -> impl IntoView {
         })
     };
     view! { {entries} }
+}
+
+/// The link to a dataset's whole file: on the site, or, for a demo dataset (which has no file beside the app),
+/// regenerated in the worker and saved (the same bytes `arbigraph site` would publish).
+fn file_link(demo: bool, name: String, file: String) -> impl IntoView {
+    if !demo {
+        return view! { <a href=format!("datasets/{file}") download=file.clone() on:click=|ev| ev.stop_propagation()>"file"</a> }.into_any();
+    }
+    let save = move |ev: leptos::ev::MouseEvent| {
+        ev.prevent_default();
+        ev.stop_propagation();
+        let Some(form) = demo::form_of(&name) else { return };
+        let file = file.clone();
+        worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json }, move |message| {
+            if let FromWorker::File { text, .. } = message {
+                let _ = download_text(&file, "application/json", &text);
+            }
+        });
+    };
+    view! { <a href="#" on:click=save>"file"</a> }.into_any()
 }

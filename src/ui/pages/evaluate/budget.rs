@@ -13,20 +13,29 @@ use crate::engine::agent::prompts::SYSTEM_PROMPT;
 use crate::ui::common::{spend_field, PriceFields};
 use crate::ui::state::AppState;
 
-/// The fields and the estimate of the samples `samples` returns (the run's, as Run would start it).
+/// The samples an estimate covers, handed to the callback it is given once they are here (a built-in
+/// topology's are generated in the worker first).
+pub type SamplesFor = Callback<Callback<Result<Vec<Value>, String>>>;
+
+/// The fields and the estimate of the samples `samples` gives (the run's, as Run would start it).
 #[component]
-pub fn BudgetForm(samples: Callback<(), Result<Vec<Value>, String>>) -> impl IntoView {
+pub fn BudgetForm(samples: SamplesFor) -> impl IntoView {
     let evaluation = expect_context::<AppState>().evaluation;
     let settings = evaluation.settings;
     let problem: RwSignal<Option<String>> = RwSignal::new(None);
     let line = RwSignal::new(String::new());
     let field = move |name: &'static str| spend_field(name, problem);
-    let run_estimate = move |_| match samples.run(()) {
+    let show = Callback::new(move |given: Result<Vec<Value>, String>| match given {
         Ok(list) => {
             let spend = settings.get_untracked().spend;
             line.set(estimate_line(&estimate(&list, SYSTEM_PROMPT, evaluation.max_tokens.get_untracked()), &spend));
         }
         Err(e) => line.set(format!("No estimate: {e}")),
+    });
+    // The line goes while the samples are fetched (a topology's come from the worker), so a stale one is never read.
+    let run_estimate = move |_| {
+        line.set(String::new());
+        samples.run(show);
     };
     view! {
         <div class="eval-settings eval-budget">
