@@ -21,6 +21,7 @@ mod math_reference;
 mod providers_cli;
 mod python_conformance;
 mod python_semantics;
+mod shard_cli;
 mod site;
 mod strategies_cli;
 mod strategies_probe;
