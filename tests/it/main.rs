@@ -17,6 +17,7 @@ mod generation;
 mod grading_at_scale;
 mod image;
 mod image_eval;
+mod inspect_import_cli;
 mod math_reference;
 mod providers_cli;
 mod python_conformance;

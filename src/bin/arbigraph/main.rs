@@ -1,4 +1,4 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab, merge,
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab, merge, import-inspect,
 //! probe-server, render, render-image, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
@@ -30,6 +30,8 @@ mod files;
 mod generate;
 #[cfg(not(target_arch = "wasm32"))]
 mod grade;
+#[cfg(not(target_arch = "wasm32"))]
+mod import_inspect;
 #[cfg(not(target_arch = "wasm32"))]
 mod inspect;
 #[cfg(not(target_arch = "wasm32"))]
@@ -77,6 +79,8 @@ fn main() -> std::process::ExitCode {
         Eval(eval::Args),
         /// Merge the results files of a run's shards (eval --shard I/N) into one results file.
         Merge(merge::Args),
+        /// Turn an Inspect AI log of the ArbiGraph task (.eval or JSON) into a results file, graded again.
+        ImportInspect(import_inspect::Args),
         /// Serve the probe: a deterministic solver with amnesia behind an OpenAI-compatible endpoint.
         ProbeServer(probe::Args),
         /// Draw a custom task graph as SVG or DOT.
@@ -98,6 +102,7 @@ fn main() -> std::process::ExitCode {
         Command::Grade(args) => grade::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::ImportInspect(args) => import_inspect::run(args),
         Command::ProbeServer(args) => probe::run(args),
         Command::Render(args) => render::run(args),
         Command::RenderImage(args) => render_image::run(args),
