@@ -12,6 +12,7 @@ mod agent_replay;
 mod architecture;
 mod cli;
 mod cli_scale;
+mod export_cli;
 mod contrast;
 mod generation;
 mod grading_at_scale;

@@ -1,4 +1,4 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab, merge, import-inspect,
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab, merge, import-inspect, export,
 //! probe-server, render, render-image, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
@@ -24,6 +24,8 @@ mod bench_layout;
 mod bench_scale;
 #[cfg(not(target_arch = "wasm32"))]
 mod eval;
+#[cfg(not(target_arch = "wasm32"))]
+mod export;
 #[cfg(not(target_arch = "wasm32"))]
 mod files;
 #[cfg(not(target_arch = "wasm32"))]
@@ -81,6 +83,8 @@ fn main() -> std::process::ExitCode {
         Merge(merge::Args),
         /// Turn an Inspect AI log of the ArbiGraph task (.eval or JSON) into a results file, graded again.
         ImportInspect(import_inspect::Args),
+        /// Export a dataset for other harnesses: Inspect AI JSONL, an lm-evaluation-harness task, a Hugging Face dataset.
+        Export(export::Args),
         /// Serve the probe: a deterministic solver with amnesia behind an OpenAI-compatible endpoint.
         ProbeServer(probe::Args),
         /// Draw a custom task graph as SVG or DOT.
@@ -103,6 +107,7 @@ fn main() -> std::process::ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Merge(args) => merge::run(args),
         Command::ImportInspect(args) => import_inspect::run(args),
+        Command::Export(args) => export::run(args),
         Command::ProbeServer(args) => probe::run(args),
         Command::Render(args) => render::run(args),
         Command::RenderImage(args) => render_image::run(args),
