@@ -138,7 +138,8 @@ fn plain_jsonl(rows: &[Row]) -> String {
 fn lm_eval_yaml(name: &str) -> String {
     format!(
         r#"# ArbiGraph for lm-evaluation-harness: the single-turn, no-tool variant (lm-eval has no multi-turn tool loop).
-# The model answers in one completion; the last \boxed{{name = value}} is compared with the truth by exact match.
+# The model answers in one completion; the last \boxed{{name = value}} is compared with the truth by exact match
+# (spaces ignored). The data file is read relative to the working directory:
 # Run from this folder: lm_eval --model … --include_path . --tasks {name}
 task: {name}
 dataset_path: json
@@ -164,7 +165,8 @@ metric_list:
   - metric: exact_match
     aggregation: mean
     higher_is_better: true
-    ignore_whitespace: true
+    regexes_to_ignore:
+      - " "
 metadata:
   version: 1.0
 "#
