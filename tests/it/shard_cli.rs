@@ -135,3 +135,30 @@ fn a_shard_flag_out_of_range_or_a_shard_run_continued_as_another_is_refused() {
     assert_eq!(code, 2);
     assert!(stderr.contains("out.json: cannot continue, it holds shard 0/2 of 3 samples and this run is shard 1/2 of 3 samples"), "{stderr}");
 }
+
+#[test]
+fn shards_of_a_run_with_epochs_merge_attempt_by_attempt_into_the_unsharded_run() {
+    let dir = scratch("shard-cli-epochs");
+    let dataset = dir.join("chain.json");
+    std::fs::write(&dataset, json!({"summary": {"mode": "chain"}, "samples": chain(4, 5)}).to_string()).unwrap();
+    let server = start_probe(&dataset, 0);
+    let whole = dir.join("whole.json");
+    let (code, stderr) = eval(&dataset, &whole, &["--epochs", "2", "--base-url", &url(&server)]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut parts = Vec::new();
+    for i in 0..2 {
+        let part = dir.join(format!("part-{i}.json"));
+        let (code, stderr) = eval(&dataset, &part, &["--epochs", "2", "--shard", &format!("{i}/2"), "--base-url", &url(&server)]);
+        assert_eq!(code, 0, "{stderr}");
+        parts.push(part.to_str().unwrap().to_string());
+    }
+    let shard = &read(Path::new(&parts[1]))["summary"]["shard"];
+    assert_eq!(shard["sample_indices"], json!([1, 3, 1, 3]), "one entry per attempt, epoch by epoch");
+    let merged = dir.join("merged.json");
+    let (code, _, stderr) = arbigraph(&["merge", &parts[1], &parts[0], "-o", merged.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(timeless(&read(&merged)), timeless(&read(&whole)), "ten attempts, in the unsharded run's order");
+    let (code, _, stderr) = arbigraph(&["merge", &parts[0], "-o", merged.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("samples no part holds: 1, 3, 1 (epoch 1), 3 (epoch 1) (shard 1/2 missing)"), "{stderr}");
+}
