@@ -339,3 +339,50 @@ pub fn read_inspect_log(bytes: &[u8], file: &str, dataset: Option<&[Value]>) -> 
     summary.insert("num_finished".into(), json!(finished.len()));
     Ok(json!({"summary": summary, "samples": samples}))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const JSON_LOG: &str = include_str!("../../../tests/fixtures/inspect/baseline.log.json");
+
+    /// The JSON log rewritten as a `.eval` archive whose entries are compressed with `method`.
+    fn archive(method: zip::CompressionMethod) -> Vec<u8> {
+        let log: Value = serde_json::from_str(JSON_LOG).unwrap();
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default().compression_method(method);
+        let mut header = log.clone();
+        header.as_object_mut().unwrap().remove("samples");
+        writer.start_file("header.json", options).unwrap();
+        writer.write_all(header.to_string().as_bytes()).unwrap();
+        for (k, sample) in log.get("samples").and_then(Value::as_array).unwrap().iter().enumerate() {
+            writer.start_file(format!("samples/{}_epoch_1.json", k + 1), options).unwrap();
+            writer.write_all(sample.to_string().as_bytes()).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn deflated_and_stored_archives_read_as_the_json_log_does() {
+        let from_json = read_inspect_log(JSON_LOG.as_bytes(), "log.json", None).unwrap();
+        assert!(looks_like_inspect_log(JSON_LOG.as_bytes()));
+        for method in [zip::CompressionMethod::Deflated, zip::CompressionMethod::Stored] {
+            let bytes = archive(method);
+            assert!(looks_like_inspect_log(&bytes));
+            let from_archive = read_inspect_log(&bytes, "log.eval", None).unwrap();
+            assert_eq!(from_archive.get("samples"), from_json.get("samples"), "{method:?}");
+        }
+    }
+
+    #[test]
+    fn an_archive_without_its_header_or_a_results_file_is_not_read_as_a_log() {
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        writer.start_file("_journal/start.json", zip::write::SimpleFileOptions::default()).unwrap();
+        writer.write_all(b"{}").unwrap();
+        let bytes = writer.finish().unwrap().into_inner();
+        let error = read_inspect_log(&bytes, "running.eval", None).unwrap_err();
+        assert_eq!(error.to_string(), "running.eval: header.json: missing: the run did not finish writing its log (truncated, or still running)");
+        assert!(!looks_like_inspect_log(br#"{"summary": {"generation_params": {}}, "samples": []}"#));
+    }
+}
