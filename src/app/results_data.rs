@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::app::transcript::{add_consistency, sample_row, SampleRow};
 use crate::engine::grade::metrics::{summarise, Metrics};
-use crate::engine::results::{grade_results_file, results_mode, results_samples, GradeOptions, GradedFile};
+use crate::engine::results::{grade_results_file, looks_like_inspect_log, read_inspect_log, results_mode, results_samples, GradeOptions, GradedFile};
 
 mod scan;
 use scan::{relocated, Member, Scan};
@@ -81,6 +81,17 @@ pub enum Step {
     Opened(Box<ResultsData>),
     /// The file cannot be shown: the message names the file and, for malformed JSON, the line and column.
     Failed(String),
+}
+
+/// The text of a file opened on Results, from its bytes: an Inspect AI log of the ArbiGraph task (`.eval` or
+/// JSON) read into our results layout by the engine's reader (the one `arbigraph import-inspect` uses), any other
+/// file as UTF-8 text. A log that cannot be read, or bytes that are not UTF-8, are refused with the file's name
+/// and where.
+pub fn results_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    if looks_like_inspect_log(&bytes) {
+        return read_inspect_log(&bytes, name, None).map(|json| json.to_string()).map_err(|e| e.to_string());
+    }
+    String::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text (byte {} is not valid UTF-8)", e.utf8_error().valid_up_to()))
 }
 
 /// How often (in samples) a slice asks whether it may go on.

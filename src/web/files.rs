@@ -18,6 +18,12 @@ const COPY_BYTES: u32 = 8 << 20;
 /// of its first bad byte (the browser's own decoding would replace bad bytes silently), and a large file skips a
 /// round trip through a JavaScript string.
 pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
+    let bytes = file_bytes(file).await?;
+    String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text (byte {} is not valid UTF-8)", file.name(), e.utf8_error().valid_up_to()))
+}
+
+/// The bytes of a file (picked or dropped), copied into the app a few megabytes per task.
+pub async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
     let array = js_sys::Uint8Array::new(&buffer);
     let length = array.length();
@@ -31,7 +37,7 @@ pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
         bytes.extend_from_slice(&array.subarray(start, end).to_vec());
         start = end;
     }
-    String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text (byte {} is not valid UTF-8)", file.name(), e.utf8_error().valid_up_to()))
+    Ok(bytes)
 }
 
 /// Every file picked in the (multiple) input that fired `event`, as (name, text), in the order given.

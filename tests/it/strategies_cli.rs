@@ -11,9 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The probe server, stopped (by its own handle) when dropped.
-struct ProbeServer {
+pub(crate) struct ProbeServer {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Drop for ProbeServer {
@@ -23,7 +23,7 @@ impl Drop for ProbeServer {
     }
 }
 
-fn start_probe(dataset: &Path, noise: u32) -> ProbeServer {
+pub(crate) fn start_probe(dataset: &Path, noise: u32) -> ProbeServer {
     let port = free_port();
     let mut child = Command::new(arbigraph_binary())
         .args(["probe-server", "--port", &port.to_string(), "--noise", &noise.to_string(), "--noise-chars", "400", "--dataset"])

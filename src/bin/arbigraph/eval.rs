@@ -15,7 +15,9 @@ use arbigraph_studio::engine::agent::{
 };
 use arbigraph_studio::engine::dataset::shape::topology_of;
 use arbigraph_studio::engine::dataset::to_pretty_string;
-use arbigraph_studio::engine::results::{epoch_of, epoch_report, expand_epochs, grade_results_file, result_sample, GradeOptions, RunHeader};
+use arbigraph_studio::engine::results::{
+    dataset_fingerprint, epoch_of, epoch_report, expand_epochs, grade_results_file, redact_url, result_sample, GradeOptions, RunHeader, Shard,
+};
 use arbigraph_studio::engine::run::{self, close, continue_from, resume, settle, Next, Run, Spend};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -31,9 +33,10 @@ pub struct Args {
     #[arg(long)]
     dataset: PathBuf,
     /// The endpoint's base URL, e.g. `http://127.0.0.1:8099/v1` (the request path is appended); default: the
-    /// provider's.
+    /// provider's. Repeatable: several replicas of one model share the samples (sample k of this run starts on
+    /// replica k mod R), and a request that fails on one replica is retried on the next.
     #[arg(long)]
-    base_url: Option<String>,
+    base_url: Vec<String>,
     /// The provider: openai, azure, anthropic, gemini, openrouter, together, groq, deepseek, mistral, xai, vllm,
     /// sglang, ollama, llamacpp, lmstudio or compatible (docs/PROVIDERS.md). It decides how the key is sent, the
     /// wire, and the parameters each model takes. Default: inferred from --base-url.
@@ -95,6 +98,11 @@ pub struct Args {
     /// Only the first N samples of the dataset.
     #[arg(long)]
     limit: Option<usize>,
+    /// Run one shard of the dataset, `I/N` (0 ≤ I < N): the samples whose index k (after --limit) has
+    /// k mod N = I, so N runs with 0/N … N−1/N cover the dataset exactly once. The results file records the shard
+    /// and the dataset index of each sample; `arbigraph merge` puts the parts together.
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
     /// Attempts per sample: the run holds every sample K times (epoch by epoch, each marked with `epoch`), and
     /// the end of the run reports mean accuracy and pass^k (all K attempts correct).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -195,10 +203,19 @@ fn config_for(sample: &Value, args: &Args, strategy: &Strategy) -> AgentConfig {
     config
 }
 
-/// The endpoint the flags describe, or the first problem with them, named by its flag.
-fn endpoint_of(args: &Args) -> Result<Endpoint, String> {
+/// The endpoints the flags describe (one per `--base-url`, or the provider's own), or the first problem with
+/// them, named by its flag.
+fn endpoints_of(args: &Args) -> Result<Vec<Endpoint>, String> {
+    if args.base_url.is_empty() {
+        return Ok(vec![endpoint_of(args, None)?]);
+    }
+    args.base_url.iter().enumerate().map(|(i, url)| endpoint_of(args, Some(url)).map_err(|e| if args.base_url.len() > 1 { format!("{e} (--base-url #{})", i + 1) } else { e })).collect()
+}
+
+/// The endpoint at `base_url` (default: the provider's) the other flags describe.
+fn endpoint_of(args: &Args, base_url: Option<&String>) -> Result<Endpoint, String> {
     let named = args.provider.as_deref().map(|name| provider::profile(name).map_err(|e| format!("--provider: {e}"))).transpose()?;
-    let base_url = match (&args.base_url, named) {
+    let base_url = match (base_url, named) {
         (Some(url), _) => url.clone(),
         (None, Some(profile)) => profile.base_url.to_string(),
         (None, None) => return Err("give --base-url, --provider, or both".into()),
@@ -210,7 +227,7 @@ fn endpoint_of(args: &Args) -> Result<Endpoint, String> {
     }
     let mut endpoint = Endpoint { base_url, model: args.model.clone(), headers, provider: args.provider.clone().unwrap_or_default(), wire, ..Endpoint::default() };
     if let Some(problem) = endpoint.base_url_problem() {
-        let flag = if args.base_url.is_some() { "--base-url" } else { "--provider" };
+        let flag = if args.base_url.is_empty() { "--provider" } else { "--base-url" };
         return Err(format!("{flag}: {problem}"));
     }
     let profile = endpoint.profile();
@@ -229,15 +246,23 @@ fn endpoint_of(args: &Args) -> Result<Endpoint, String> {
 /// One run: the first `--strategy` over the dataset into `--output`.
 pub(super) fn run_one(args: &Args) -> Result<ExitCode, String> {
     let strategy = strategy_of(args)?;
-    let endpoint = endpoint_of(args)?;
-    let (samples, dataset_summary) = dataset_samples(args)?;
+    let endpoints = endpoints_of(args)?;
+    let endpoint = &endpoints[0];
+    let DatasetSamples { samples, summary: dataset_summary, origins, shard } = dataset_samples(args)?;
     let first_config = config_for(&samples[0], args, &strategy);
-    let mut header = RunHeader::new(&first_config, &endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
+    let mut header = RunHeader::new(&first_config, endpoint, &args.dataset.display().to_string(), &dataset_summary, now_iso());
+    if endpoints.len() > 1 {
+        let urls: Vec<String> = endpoints.iter().map(|e| redact_url(&e.profile().with_required_query(&e.base_url))).collect();
+        header.generation_params["base_urls"] = json!(urls);
+    }
+    header.shard = shard.clone();
     let run = RefCell::new(Run::new(samples, Spend::default()));
-    // Resume: keep finished samples of an existing results file made with the same settings.
+    // Resume: keep finished samples of an existing results file made with the same settings (and shard).
     if args.output.exists() {
         let source = args.output.display().to_string();
-        let entries = continue_from(&source, &super::files::read_json(&args.output)?, &mut header, &strategy)?;
+        let previous = super::files::read_json(&args.output)?;
+        super::shard::check_same_shard(&source, &previous, &shard)?;
+        let entries = continue_from(&source, &previous, &mut header, &strategy)?;
         run.borrow_mut().merge(&source, entries)?;
     }
     // What the run sends, negotiated from the provider's profile and the endpoint's refusals, shared by every
@@ -253,7 +278,7 @@ pub(super) fn run_one(args: &Args) -> Result<ExitCode, String> {
     pollster::block_on(resume(&run, &journal))?;
     journal.start(run.borrow().current_samples())?;
     let started = Instant::now();
-    let jobs = Workers { args, endpoint: &endpoint, shape: &shape, strategy: &strategy, system_prompt: &system_prompt };
+    let jobs = Workers { args, endpoints: &endpoints, shape: &shape, strategy: &strategy, system_prompt: &system_prompt, origins: &origins };
     jobs.run(&run, |index, result| {
         pollster::block_on(settle(&run, &journal, index, result))?;
         let t = run.borrow().tally();
@@ -278,9 +303,22 @@ pub(super) fn run_one(args: &Args) -> Result<ExitCode, String> {
     Ok(if t.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// The dataset's samples as the run holds them (the first `--limit`, pictures inlined, `--epochs` attempts of
-/// each unless the dataset is a results file that already has them) and the dataset's summary.
-fn dataset_samples(args: &Args) -> Result<(Vec<Value>, Value), String> {
+/// What a run holds of its dataset.
+struct DatasetSamples {
+    /// The samples as the run holds them.
+    samples: Vec<Value>,
+    /// The dataset's summary.
+    summary: Value,
+    /// The dataset index of each sample (the identity unless the run is a shard).
+    origins: Vec<usize>,
+    /// `summary.shard` of a shard's results file, `Null` for a whole run.
+    shard: Value,
+}
+
+/// The dataset's samples as the run holds them (the first `--limit`, those of `--shard`, pictures inlined,
+/// `--epochs` attempts of each unless the dataset is a results file that already has them) and the dataset's
+/// summary.
+fn dataset_samples(args: &Args) -> Result<DatasetSamples, String> {
     let dataset = super::files::read_json(&args.dataset)?;
     let mut samples: Vec<Value> = dataset.get("samples").and_then(Value::as_array).cloned().ok_or_else(|| format!("{}: no `samples` array", args.dataset.display()))?;
     if let Some(limit) = args.limit {
@@ -289,16 +327,34 @@ fn dataset_samples(args: &Args) -> Result<(Vec<Value>, Value), String> {
     if samples.is_empty() {
         return Err(format!("{}: the dataset has no samples", args.dataset.display()));
     }
+    let has_epochs = samples.iter().any(|s| epoch_of(s) > 0);
+    let (total, fingerprint) = (samples.len(), args.shard.map(|_| dataset_fingerprint(&samples)));
+    let mut origins: Vec<usize> = (0..total).collect();
+    if let Some(shard) = args.shard {
+        if has_epochs {
+            return Err(format!("--shard: {} is a results file holding several epochs; shard its dataset instead", args.dataset.display()));
+        }
+        origins = shard.select(total);
+        if origins.is_empty() {
+            return Err(format!("--shard {shard}: the dataset has {total} samples, so this shard holds none (use at most {total} shards)"));
+        }
+        samples = origins.iter().map(|&k| samples[k].clone()).collect();
+    }
     // Pictures stored as files beside the dataset travel as data URLs, like inline ones.
     let base_dir = args.dataset.parent().unwrap_or(Path::new("."));
-    for (index, sample) in samples.iter_mut().enumerate() {
+    for (sample, index) in samples.iter_mut().zip(&origins) {
         inline_image_files(sample, base_dir).map_err(|e| format!("{}: sample {index}: {e}", args.dataset.display()))?;
     }
     // A results file given as the dataset already holds every attempt.
-    if !samples.iter().any(|s| epoch_of(s) > 0) {
+    if !has_epochs {
         samples = expand_epochs(&samples, args.epochs as usize);
+        origins = origins.iter().copied().cycle().take(samples.len()).collect();
     }
-    Ok((samples, dataset.get("summary").cloned().unwrap_or(json!({}))))
+    let shard = match (args.shard, fingerprint) {
+        (Some(shard), Some(fingerprint)) => shard.summary(total, &fingerprint, &origins),
+        _ => Value::Null,
+    };
+    Ok(DatasetSamples { samples, summary: dataset.get("summary").cloned().unwrap_or(json!({})), origins, shard })
 }
 
 /// The worker threads of a run: each takes the jobs the run hands out, one at a time, and runs them against the
@@ -306,7 +362,10 @@ fn dataset_samples(args: &Args) -> Result<(Vec<Value>, Value), String> {
 /// no job starts once the run says none may.
 struct Workers<'a> {
     args: &'a Args,
-    endpoint: &'a Endpoint,
+    /// The replicas; sample k of the run starts on replica k mod R.
+    endpoints: &'a [Endpoint],
+    /// The dataset index of each sample of the run.
+    origins: &'a [usize],
     shape: &'a Mutex<RequestShape>,
     strategy: &'a Strategy,
     system_prompt: &'a str,
@@ -331,8 +390,10 @@ impl Workers<'_> {
                     let mut config = config_for(&sample, args, self.strategy);
                     config.system_prompt = self.system_prompt.to_string();
                     let seed = Cell::new((worker as u64) << 48 ^ index as u64);
-                    let backend = UreqBackend { agent, endpoint: self.endpoint, shape: self.shape, timeout_ms, attempts: Cell::new(0), seed };
-                    if sender.send((index, run_sample(&backend, &sample, index, &config, policy))).is_err() {
+                    let replica = Cell::new(index % self.endpoints.len());
+                    let backend = UreqBackend { agent, endpoints: self.endpoints, replica, shape: self.shape, timeout_ms, attempts: Cell::new(0), seed };
+                    let origin = self.origins.get(index).copied().unwrap_or(index);
+                    if sender.send((index, run_sample(&backend, &sample, origin, &config, policy))).is_err() {
                         break;
                     }
                 });
@@ -539,10 +600,13 @@ fn run_sample(backend: &UreqBackend<'_>, sample: &Value, index: usize, config: &
 }
 
 /// Blocking HTTP with `ureq` (one per worker thread): each `send` is one attempt; the engine retries and
-/// decides adaptations, which all workers share through `shape`.
+/// decides adaptations, which all workers share through `shape`. With several replicas, an attempt that fails
+/// moves the sample to the next replica, so the engine's retry goes there.
 struct UreqBackend<'a> {
     agent: &'a ureq::Agent,
-    endpoint: &'a Endpoint,
+    endpoints: &'a [Endpoint],
+    /// The replica the next attempt goes to.
+    replica: Cell<usize>,
     shape: &'a Mutex<RequestShape>,
     timeout_ms: u64,
     /// HTTP attempts made for the current sample.
@@ -551,16 +615,17 @@ struct UreqBackend<'a> {
     seed: Cell<u64>,
 }
 
-impl ChatBackend for UreqBackend<'_> {
-    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+impl UreqBackend<'_> {
+    /// One HTTP attempt at `endpoint`.
+    fn attempt(&self, endpoint: &Endpoint, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
         self.attempts.set(self.attempts.get() + 1);
         let (body, wire) = {
             let shape = self.shape.lock().map_err(|_| AgentError::Request { reason: "a worker panicked".into() })?;
-            (wire::request_body(&shape, request, &self.endpoint.model, false).to_string(), shape.wire)
+            (wire::request_body(&shape, request, &endpoint.model, false).to_string(), shape.wire)
         };
         let started = Instant::now();
-        let mut builder = self.agent.post(&self.endpoint.chat_url());
-        for (name, value) in self.endpoint.request_headers(false) {
+        let mut builder = self.agent.post(&endpoint.chat_url());
+        for (name, value) in endpoint.request_headers(false) {
             builder = builder.header(name, value);
         }
         let mut response = builder.send(body.as_str()).map_err(|e| match e {
@@ -578,6 +643,17 @@ impl ChatBackend for UreqBackend<'_> {
         let mut reply = wire::parse_reply(wire, &text).map_err(|e| AgentError::Malformed { reason: e.to_string() })?;
         reply.latency_ms = Some(started.elapsed().as_millis() as u64);
         Ok(reply)
+    }
+}
+
+impl ChatBackend for UreqBackend<'_> {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, CallFailure> {
+        let endpoint = &self.endpoints[self.replica.get() % self.endpoints.len()];
+        let result = self.attempt(endpoint, request);
+        if result.is_err() && self.endpoints.len() > 1 {
+            self.replica.set((self.replica.get() + 1) % self.endpoints.len());
+        }
+        result
     }
 
     async fn sleep(&self, ms: u64) {

@@ -1,4 +1,4 @@
-//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab,
+//! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab, merge, import-inspect, export,
 //! probe-server, render, render-image, inspect, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
@@ -25,21 +25,29 @@ mod bench_scale;
 #[cfg(not(target_arch = "wasm32"))]
 mod eval;
 #[cfg(not(target_arch = "wasm32"))]
+mod export;
+#[cfg(not(target_arch = "wasm32"))]
 mod files;
 #[cfg(not(target_arch = "wasm32"))]
 mod generate;
 #[cfg(not(target_arch = "wasm32"))]
 mod grade;
 #[cfg(not(target_arch = "wasm32"))]
+mod import_inspect;
+#[cfg(not(target_arch = "wasm32"))]
 mod inspect;
 #[cfg(not(target_arch = "wasm32"))]
 mod lab;
+#[cfg(not(target_arch = "wasm32"))]
+mod merge;
 #[cfg(not(target_arch = "wasm32"))]
 mod probe;
 #[cfg(not(target_arch = "wasm32"))]
 mod render;
 #[cfg(not(target_arch = "wasm32"))]
 mod render_image;
+#[cfg(not(target_arch = "wasm32"))]
+mod shard;
 #[cfg(not(target_arch = "wasm32"))]
 mod site;
 #[cfg(not(target_arch = "wasm32"))]
@@ -71,6 +79,12 @@ fn main() -> std::process::ExitCode {
         Grade(grade::Args),
         /// Run an agent over a dataset against an OpenAI-compatible endpoint; several --strategy run a strategy lab.
         Eval(eval::Args),
+        /// Merge the results files of a run's shards (eval --shard I/N) into one results file.
+        Merge(merge::Args),
+        /// Turn an Inspect AI log of the ArbiGraph task (.eval or JSON) into a results file, graded again.
+        ImportInspect(import_inspect::Args),
+        /// Export a dataset for other harnesses: Inspect AI JSONL, an lm-evaluation-harness task, a Hugging Face dataset.
+        Export(export::Args),
         /// Serve the probe: a deterministic solver with amnesia behind an OpenAI-compatible endpoint.
         ProbeServer(probe::Args),
         /// Draw a custom task graph as SVG or DOT.
@@ -91,6 +105,9 @@ fn main() -> std::process::ExitCode {
         Command::Trace(args) => trace::run(args),
         Command::Grade(args) => grade::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Merge(args) => merge::run(args),
+        Command::ImportInspect(args) => import_inspect::run(args),
+        Command::Export(args) => export::run(args),
         Command::ProbeServer(args) => probe::run(args),
         Command::Render(args) => render::run(args),
         Command::RenderImage(args) => render_image::run(args),

@@ -24,6 +24,8 @@ pub struct RunHeader {
     /// What the run changed in its requests to suit the endpoint (`provider::RequestShape::notes_json`), written
     /// as `summary.adaptations` and read back when the run resumes.
     pub adaptations: Value,
+    /// Which shard of a run this is (`Shard::summary`), written as `summary.shard`; `Null` for a whole run.
+    pub shard: Value,
 }
 
 impl RunHeader {
@@ -45,6 +47,7 @@ impl RunHeader {
             dataset: dataset.to_string(),
             dataset_info,
             adaptations: endpoint.shape().notes_json(),
+            shard: Value::Null,
         }
     }
 
@@ -59,6 +62,9 @@ impl RunHeader {
         summary.extend(self.dataset_info.clone());
         summary.insert("dataset".into(), json!(self.dataset));
         summary.insert("adaptations".into(), self.adaptations.clone());
+        if !self.shard.is_null() {
+            summary.insert("shard".into(), self.shard.clone());
+        }
         summary.extend(aggregates(&finished));
         summary.insert("num_finished".into(), json!(finished.len()));
         Value::Object(summary)

@@ -1,6 +1,6 @@
 //! Results: metrics of a results file (loaded here, or the latest run of the Evaluate page): accuracy with
 //! Wilson intervals per topology × family and per target, tokens, turns, tool calls, statuses, per-node accuracy;
-//! its samples, filtered, each opening its transcript with where its chain broke (`#/results?sample=N` opens
+//! its samples, filtered, each opening its transcript (an Inspect AI log picked or dropped opens as a results file, through `app::results_data::results_text`) with where its chain broke (`#/results?sample=N` opens
 //! sample N); and several runs compared side by side. A picked file opens a slice at a time (`app::results_data`)
 //! with its progress (`[data-testid="results-opening"]`); the site's results files are listed and open by link
 //! (`#/results?file=NAME`).
@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::app::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::partial_run::{unfinished_note, RunState};
-use crate::app::results_data::{Opening, ResultsData, Step};
+use crate::app::results_data::{results_text, Opening, ResultsData, Step};
 use crate::app::transcript::heat_map;
 use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
 use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, GroupCost};
@@ -21,7 +21,7 @@ use crate::engine::results::epoch_report;
 use crate::ui::common::ErrorView;
 use crate::ui::state::{AppState, SiteStatus};
 use crate::web::download::download_text;
-use crate::web::files::{fetch_text, picked_text};
+use crate::web::files::{drags_files, dropped_file, fetch_text, file_bytes, picked_file};
 use crate::web::link_param;
 
 mod compare;
@@ -170,12 +170,17 @@ pub fn ResultsPage() -> impl IntoView {
             true
         });
     };
-    let load = move |ev: leptos::ev::Event| {
+    // A file picked or dropped: a results file, or an Inspect AI log read into one (`results_text`).
+    let load_file = move |file: Option<web_sys::File>| {
         // A file picked while another is read abandons it.
         generation.update_value(|g| *g += 1);
         let id = generation.get_value();
         spawn_local(async move {
-            match picked_text(&ev).await {
+            let read = match file {
+                Some(file) => file_bytes(&file).await.and_then(|bytes| results_text(&file.name(), bytes).map(|text| (file.name(), text))),
+                None => Err("no file picked".to_string()),
+            };
+            match read {
                 Ok((name, text)) if generation.get_value() == id => {
                     // The link no longer says what is shown: a site file's link must open it again when followed.
                     if link_param("file").is_some() {
@@ -189,6 +194,18 @@ pub fn ResultsPage() -> impl IntoView {
                 Err(e) => error.set(e),
             }
         });
+    };
+    let load = move |ev: leptos::ev::Event| load_file(picked_file(&ev));
+    let drop_file = move |ev: leptos::ev::DragEvent| {
+        if drags_files(&ev) {
+            ev.prevent_default();
+            load_file(dropped_file(&ev));
+        }
+    };
+    let drag_over = move |ev: leptos::ev::DragEvent| {
+        if drags_files(&ev) {
+            ev.prevent_default();
+        }
     };
     // A link's file is fetched once the site's index is read.
     Effect::new(move |_| {
@@ -229,11 +246,11 @@ pub fn ResultsPage() -> impl IntoView {
         }
     });
     view! {
-        <section class="page page-results" id="page-results">
+        <section class="page page-results" id="page-results" on:dragover=drag_over on:drop=drop_file>
             <h1>"Results"</h1>
             <p>
-                "Load a results file (ours or the reference's): "
-                <input id="results-file" data-testid="results-file" aria-label="Results file" type="file" accept=".json" on:change=load />
+                "Load or drop a results file (ours or the reference's) or an Inspect AI log of the ArbiGraph task (.eval or .json): "
+                <input id="results-file" data-testid="results-file" aria-label="Results file or Inspect log" type="file" accept=".json,.eval" on:change=load />
                 <span class="muted">{move || if source.get().is_empty() { String::new() } else { format!(" showing {}", source.get()) }}</span>
             </p>
             {move || opening.get().map(|(name, done, total)| view! {
