@@ -723,7 +723,7 @@ fn checker_resolves_grouped_multiline_and_relative_imports() {
     // `super::super::` from a nested engine file climbs to the engine.
     let climbing = check_source("src/engine/grade/deep/x.rs", "//! Deep.\nuse super::super::super::results::Summary;\n");
     assert_eq!(rules(&climbing).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2], "{climbing:#?}");
-    let outward = check_source("src/engine/dataset/x.rs", "//! Out.\nfn f() { crate::engine::generate::plan::plan(); }\n");
+    let outward = check_source("src/engine/dataset/x.rs", "//! Out.\nfn f() { crate::app::plan::plan(); }\n");
     assert_eq!(rules(&outward), vec![(2, "the engine must not reach into `app`")]);
     assert_eq!(expand_group("crate::engine::{a::{b, c as d}, e, self}"), vec![
         vec!["crate", "engine", "a", "b"],
