@@ -10,7 +10,7 @@ use serde_json::{json, Value as Json};
 use arbigraph_studio::engine::agent::{openai_wire, toolcalls, AgentConfig, AgentInput, AgentSession, Step, Strategy};
 use arbigraph_studio::engine::calculator;
 use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo};
-use arbigraph_studio::engine::generate::{self, parse_structure, GenerateConfig, Topology};
+use arbigraph_studio::engine::generate::{self, GenerateConfig, Topology, TopologyParams};
 use arbigraph_studio::engine::grade::{self, SampleSpec};
 use arbigraph_studio::engine::graph::{self, GraphIssue, Severity, ValidGraph};
 use arbigraph_studio::engine::results;
@@ -141,22 +141,15 @@ fn generate_text(
         let image_params = parsed.as_ref().and_then(|g| g.image_params().copied()).unwrap_or_default();
         let registry = builtin_with(image_params);
         let topology = match topology.as_str() {
-            "baseline" => Topology::Baseline,
-            "forgetting" => Topology::Forgetting { distractors },
-            "chain" => Topology::Chain { length },
-            "multichain" => {
-                let text = structure.unwrap_or_else(|| {
-                    let f = &families[0].as_str()[..1];
-                    format!("{f},{f},[{f},{f}],[{f},{f}],{f},{f}")
-                });
-                Topology::Multichain(parse_structure(&text).map_err(|e| Refusal::Generate(format!("structure {text:?}: {e}")))?)
-            }
             "custom" => {
                 let valid = ValidGraph::new(parsed.expect("read above for custom"), &registry)
                     .map_err(|issues| Refusal::Graph(format!("graph: {} problem(s)", issues.len()), issues.iter().map(issue_json).collect()))?;
                 Topology::Custom(Box::new(valid))
             }
-            other => return Err(Refusal::Generate(format!("topology: unknown topology `{other}` (baseline, forgetting, chain, multichain or custom)"))),
+            name => {
+                let params = TopologyParams { distractors, length, structure: structure.as_deref() };
+                Topology::parse(name, &params, families[0]).map_err(|e| Refusal::Generate(if e.starts_with("structure") { e } else { format!("topology: {e}") }))?
+            }
         };
         let config = GenerateConfig { topology, families, samples_per_target, seed, max_attempts, only_targets: targets };
         let run = RunInfo { creation_time, graph_path: None, generator: dataset::GENERATOR.to_string(), images: ImageStorage::Inline };
@@ -241,8 +234,8 @@ fn grade_sample(py: Python<'_>, sample_json: &str, turns: Vec<String>, index: us
     let sample = parse_json(sample_json, "sample")?;
     py.detach(|| {
         let spec = SampleSpec::from_json(&sample, index).map_err(|e| GradeError::new_err(e.to_string()))?;
-        let outputs: serde_json::Map<String, Json> = turns.iter().enumerate().map(|(k, t)| (k.to_string(), Json::String(t.clone()))).collect();
-        let (answers, last) = grade::replay_answers(&Json::Object(outputs), &spec.expected);
+        let turns: Vec<(usize, String)> = turns.into_iter().enumerate().collect();
+        let (answers, last) = grade::replay_answers(&turns, &spec.expected);
         let graded = grade::grade_answers(&spec, &answers, &last, true);
         Ok(grade_json(&spec, &graded, &answers).to_string())
     })
@@ -270,8 +263,10 @@ fn grade_results(py: Python<'_>, json_text: &str, replay: bool) -> PyResult<Stri
         let samples = results::results_samples(&file).map_err(|e| DatasetError::new_err(e.to_string()))?;
         let mut graded = Vec::with_capacity(samples.len());
         for (index, sample) in samples.iter().enumerate() {
-            let (grade, answers) = grade::grade_result_sample(sample, index, replay, true).map_err(|e| GradeError::new_err(e.to_string()))?;
-            let spec = SampleSpec::from_json(sample, index).map_err(|e| GradeError::new_err(e.to_string()))?;
+            let record = results::ResultRecord::parse(sample);
+            let options = grade::GradeOptions { replay, lenient: true };
+            let (grade, answers) = results::grade_record(&record, index, options).map_err(|e| GradeError::new_err(e.to_string()))?;
+            let spec = SampleSpec::from_record(&record.sample, index).map_err(|e| GradeError::new_err(e.to_string()))?;
             graded.push(grade_json(&spec, &grade, &answers));
         }
         Ok(Json::Array(graded).to_string())
