@@ -87,6 +87,12 @@ pub fn draw(record: &Json) -> Drawing {
     }
 }
 
+/// The text outline of a sample record's graph: each node with its task name and ground truth as notes
+/// (empty when the record names no task stage).
+pub fn outline_of(record: &Json) -> Vec<crate::app::editor::outline::OutlineItem> {
+    instance_graph(record).map(|instance| crate::app::editor::outline::annotated(&instance.graph, &instance.notes)).unwrap_or_default()
+}
+
 /// A rectangle of the drawing, in graph coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -193,6 +199,15 @@ mod tests {
         let stages: Vec<Json> = (1..n).map(|k| json!({"task_number": k, "task_name": format!("T{k}"), "ground_truth": k})).collect();
         json!({"task_name": "Last", "prompt": "p", "ground_truth": 0,
             "chain": {"distractors": stages, "target": {"task_number": n, "task_name": "Last", "ground_truth": 0}}})
+    }
+
+    #[test]
+    fn the_outline_names_each_node_with_its_task_and_truth() {
+        let items = outline_of(&chain(3));
+        assert_eq!(items.len(), 3);
+        let last = items.last().unwrap();
+        assert!(last.target && last.inputs.len() == 1, "{last:?}");
+        assert!(items[1].notes.iter().any(|n| n.contains("T2")) && items[1].notes.iter().any(|n| n.contains("= 2")), "{:?}", items[1]);
     }
 
     #[test]

@@ -495,7 +495,10 @@ mod tests {
         assert!((model.viewport().zoom - TITLE_ZOOM).abs() < 1e-9, "Fit stops where titles are legible");
         let titled = draw(&model);
         assert!(titled.contains("dn-title") && !titled.contains("dn-sub") && !titled.contains("de-slot"), "titles only");
+        // As far out as the zoom goes, on a screen big enough for the whole graph.
+        model.resize(6000.0, 4000.0);
         model.zoom_by(MIN_ZOOM / model.viewport().zoom);
+        model.center_on(bounds(model.graph().nodes()).unwrap().center());
         let far = draw(&model);
         assert!(count(&far, "data-node-id=") >= 1000, "zoomed out, every node is in view");
         assert_eq!(count(&far, "<text"), 0, "boxes without text");

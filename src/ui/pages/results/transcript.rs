@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use crate::app::instance::{PictureSource, PictureView};
 use crate::app::transcript::{brief, context_curve_of, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
+use crate::ui::common::GraphOutline;
 use crate::ui::state::AppState;
 
 /// Entries drawn before the rest waits behind a button (a run of thousands of turns stays quick to open).
@@ -98,7 +99,7 @@ pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize
 /// The graph with the statuses, its legend, and the broken nodes by name.
 #[component]
 fn BreakView(breaks: Breaks) -> impl IntoView {
-    let Breaks { nodes, first_breaks, graded_here, drawing } = breaks;
+    let Breaks { nodes, first_breaks, graded_here, drawing, outline } = breaks;
     if nodes.is_empty() {
         return view! { <p class="muted">"No node statuses: the record has none and its answers could not be graded."</p> }.into_any();
     }
@@ -160,6 +161,10 @@ fn BreakView(breaks: Breaks) -> impl IntoView {
             <li><span class="tx-swatch tx-swatch--ungraded"></span>"not graded (adapters)"</li>
         </ul>
         {drawing}
+        {(!outline.is_empty()).then(|| {
+            let count = outline.len();
+            view! { <GraphOutline outline=Signal::derive(move || (outline.clone(), Vec::new())) count=count /> }
+        })}
         {(broken > 0).then(|| view! {
             <ul class="tx-broken" data-testid="broken-nodes">{items}{(more > 0).then(|| view! { <li class="muted">{format!("and {more} more")}</li> })}</ul>
         })}
