@@ -40,7 +40,8 @@ pub fn GraphOutline(
                 {(!problems.is_empty()).then(|| view! {
                     <ul class="graph-outline-problems">{problems.iter().map(|text| view! { <li class="issue--error">{text.clone()}</li> }).collect_view()}</ul>
                 })}
-                <ol class="graph-outline-list" aria-label="Graph outline: each node, sources first, with its inputs and what it feeds">
+                // Without buttons inside (a record's graph), the list itself takes the focus so the keyboard can scroll it.
+                <ol class="graph-outline-list" tabindex=pick.is_none().then_some("0") aria-label="Graph outline: each node, sources first, with its inputs and what it feeds">
                     {items.iter().take(SHOWN).map(|item| entry(item, pick)).collect_view()}
                     {(items.len() > SHOWN).then(|| view! { <li class="graph-outline-more">{format!("… and {} more nodes", items.len() - SHOWN)}</li> })}
                 </ol>

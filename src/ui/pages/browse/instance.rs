@@ -100,7 +100,8 @@ pub fn InstanceView() -> impl IntoView {
             .collect_view();
         let outline = detail.outline.clone();
         let drawing = match detail.drawing.clone() {
-            Drawing::Svg { svg, .. } => view! { <div class="graph-svg instance-graph" inner_html=svg></div> }.into_any(),
+            // A wide graph scrolls inside itself: a focusable, named region so the keyboard can scroll it.
+            Drawing::Svg { svg, .. } => view! { <div class="graph-svg instance-graph" inner_html=svg tabindex="0" role="region" aria-label="Instance graph drawing"></div> }.into_any(),
             Drawing::Overview(overview) => view! { <OverviewGraph overview=overview /> }.into_any(),
             Drawing::Unavailable { reason } => view! { <p class="muted">"No drawing: "{reason}</p> }.into_any(),
         };
