@@ -1,7 +1,8 @@
 // Canvas text stays legible at the zoom Fit chooses: after Fit on the chain-of-8 and the 50-task random-DAG
 // presets, at desktop and phone widths, every text drawn in the designer's canvas measures at least 11 CSS px
 // (its computed font size times the scale of its transform), and so does every node label of the same graphs'
-// instance drawing on Browse (the engine's edge slot labels there, 9 px, are counted and printed, not held to it). Screenshots land in target/screenshots/legible-*-{light,dark}.png.
+// instance drawing on Browse (the engine's edge slot labels there, 9 px, are counted and printed, not held to it).
+// Screenshots of the canvas land in target/screenshots/legible-*-{light,dark}.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -61,9 +62,9 @@ test('after Fit, every canvas text of a chain of 8 and a 50-task random DAG is a
       }
       if (width === 390 && key === 'random') {
         await page.emulateMedia({ colorScheme: 'light' });
-        await page.screenshot({ path: join(SHOTS, 'legible-design-random50-phone-light.png') });
+        await page.locator(CANVAS).screenshot({ path: join(SHOTS, 'legible-design-random50-phone-light.png') });
         await page.emulateMedia({ colorScheme: 'dark' });
-        await page.screenshot({ path: join(SHOTS, 'legible-design-random50-phone-dark.png') });
+        await page.locator(CANVAS).screenshot({ path: join(SHOTS, 'legible-design-random50-phone-dark.png') });
         await page.emulateMedia({ colorScheme: 'light' });
       }
     }
