@@ -82,6 +82,13 @@ for (const scheme of ['light', 'dark']) {
     assert.ok(statuses.some((t) => /: (correct|wrong|missing)/.test(t)), `the breaks outline gives each graded node its status: ${statuses}`);
     found.push(...await violations(page, `#/results with the breaks outline open (${scheme})`));
 
+    // The comparison's tables (captions, column and row headers): the same run twice.
+    const run = readFileSync(join(ROOT, 'tests/fixtures/reference/results_math_multichain.sample.json'));
+    await page.setInputFiles('[data-testid="compare-files"]', ['base.json', 'again.json'].map((name) => ({ name, mimeType: 'application/json', buffer: run })));
+    await page.waitForSelector('[data-testid="compare-table"] caption');
+    assert.ok(await page.locator('[data-testid="compare-row"] th[scope="row"]').count() >= 2, 'each run heads its row');
+    found.push(...await violations(page, `#/results comparing two runs (${scheme})`));
+
     assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
   });
 }
