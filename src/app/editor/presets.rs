@@ -294,7 +294,7 @@ fn random_dag(n: usize, seed: u64, mix: &[String], share: f64) -> TaskGraph {
         mains_left -= 1;
         let later = mains_left.saturating_sub(1);
         let feasible = |open_after: usize| last || open_after <= later + 2;
-        let wish = if mains.is_empty() { 0 } else if !last && rng.index(8) == 0 { 0 } else if mains.len() >= 2 && rng.index(3) == 0 { 2 } else { 1 };
+        let wish = if mains.is_empty() || (!last && rng.index(8) == 0) { 0 } else if mains.len() >= 2 && rng.index(3) == 0 { 2 } else { 1 };
         // Taking an open output when there is one keeps the count level; taking another adds to it.
         let single_takes_open = !open.is_empty() && (rng.index(2) == 0 || !feasible(open.len() + 1));
         let single_after = if single_takes_open { open.len() } else { open.len() + 1 };
