@@ -1,5 +1,6 @@
 // axe-core (from npm, through @axe-core/playwright) over every route of the built app, in the light and the dark
-// theme, plus the designer holding a 30-node graph and Browse showing an instance with its picture: no violation of
+// theme, plus the designer holding a 30-node graph, Browse showing an instance with its picture and its graph
+// outline, and Results with a file loaded and a sample's "where the chain broke" outline open: no violation of
 // impact serious or critical (WCAG 2.0-2.2 A and AA rules and axe's best practices), except those listed in
 // ACCEPTED with their reasons (also in docs/ACCESSIBILITY.md). Each violation is printed with its nodes, so a
 // failure says what to fix.
@@ -62,6 +63,31 @@ for (const scheme of ['light', 'dark']) {
     await page.waitForSelector('[data-testid="prompt"]', { timeout: 30000 });
     await page.waitForTimeout(300);
     found.push(...await violations(page, `#/browse with an image instance (${scheme})`));
+    // Its graph outline, opened: each node with its task and ground truth.
+    await page.click('#instance-view [data-testid="graph-outline"] > summary');
+    await page.waitForSelector('#instance-view [data-testid="graph-outline"] li[data-node-id] .graph-outline-notes');
+    found.push(...await violations(page, `#/browse with the instance outline open (${scheme})`));
+
+    // Results with a file loaded, a sample's transcript open at where its chain broke, and that graph's outline.
+    await page.goto(`${server.url}#/results`);
+    await page.setInputFiles('[data-testid="results-file"]', join(ROOT, 'tests/fixtures/reference/results_math_multichain.sample.json'));
+    await page.waitForSelector('[data-testid="transcript-row"]', { timeout: 30000 });
+    await page.waitForTimeout(300);
+    found.push(...await violations(page, `#/results with a file loaded (${scheme})`));
+    await page.locator('[data-testid="transcript-row"]').first().click();
+    const outline = '[data-testid="transcript"] [data-testid="graph-outline"]';
+    await page.click(`${outline} > summary`);
+    await page.waitForSelector(`${outline} li[data-node-id]`);
+    const statuses = await page.locator(`${outline} .graph-outline-notes`).allTextContents();
+    assert.ok(statuses.some((t) => /: (correct|wrong|missing)/.test(t)), `the breaks outline gives each graded node its status: ${statuses}`);
+    found.push(...await violations(page, `#/results with the breaks outline open (${scheme})`));
+
+    // The comparison's tables (captions, column and row headers): the same run twice.
+    const run = readFileSync(join(ROOT, 'tests/fixtures/reference/results_math_multichain.sample.json'));
+    await page.setInputFiles('[data-testid="compare-files"]', ['base.json', 'again.json'].map((name) => ({ name, mimeType: 'application/json', buffer: run })));
+    await page.waitForSelector('[data-testid="compare-table"] caption');
+    assert.ok(await page.locator('[data-testid="compare-row"] th[scope="row"]').count() >= 2, 'each run heads its row');
+    found.push(...await violations(page, `#/results comparing two runs (${scheme})`));
 
     assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
   });

@@ -87,6 +87,12 @@ pub fn draw(record: &Json) -> Drawing {
     }
 }
 
+/// The text outline of a sample record's graph: each node with its task name and ground truth as notes
+/// (empty when the record names no task stage).
+pub fn outline_of(record: &Json) -> Vec<crate::app::editor::outline::OutlineItem> {
+    instance_graph(record).map(|instance| crate::app::editor::outline::annotated(&instance.graph, &instance.notes)).unwrap_or_default()
+}
+
 /// A rectangle of the drawing, in graph coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -102,8 +108,10 @@ impl Rect {
     }
 }
 
-/// Labels are drawn from this zoom on (text smaller than this is unreadable anyway).
-pub const LABEL_SCALE: f64 = 0.7;
+/// Font size of an overview's labels (`.lod-label` in `style/browse.css`).
+pub const LABEL_FONT: f64 = 11.0;
+/// Labels are drawn from this zoom on, where they reach 11 CSS px (smaller text is not drawn at all).
+pub const LABEL_SCALE: f64 = 11.0 / LABEL_FONT;
 /// Zoom limits.
 pub const MIN_SCALE: f64 = 0.002;
 pub const MAX_SCALE: f64 = 4.0;
@@ -194,6 +202,15 @@ mod tests {
     }
 
     #[test]
+    fn the_outline_names_each_node_with_its_task_and_truth() {
+        let items = outline_of(&chain(3));
+        assert_eq!(items.len(), 3);
+        let last = items.last().unwrap();
+        assert!(last.target && last.inputs.len() == 1, "{last:?}");
+        assert!(items[1].notes.iter().any(|n| n.contains("T2")) && items[1].notes.iter().any(|n| n.contains("= 2")), "{:?}", items[1]);
+    }
+
+    #[test]
     fn small_graphs_are_drawn_in_full_with_names_and_truths() {
         let Drawing::Svg { svg, nodes } = draw(&chain(4)) else { panic!("a small graph is an SVG") };
         assert_eq!(nodes, 4);
@@ -216,14 +233,17 @@ mod tests {
         let view = View::fit(10_000.0, 500.0, 1_000.0, 500.0);
         assert!((view.scale - 0.1).abs() < 1e-9);
         assert!(!view.labels_shown());
-        let zoomed = view.zoom_at(250.0, 100.0, 8.0);
+        assert!(!view.zoom_at(250.0, 100.0, 8.0).labels_shown(), "8 px labels are not drawn");
+        let zoomed = view.zoom_at(250.0, 100.0, 10.0);
         let before = (view.x + 250.0 / view.scale, view.y + 100.0 / view.scale);
         let after = (zoomed.x + 250.0 / zoomed.scale, zoomed.y + 100.0 / zoomed.scale);
         assert!((before.0 - after.0).abs() < 1e-6 && (before.1 - after.1).abs() < 1e-6);
-        assert!(zoomed.labels_shown());
+        assert!(zoomed.labels_shown() && LABEL_FONT * zoomed.scale >= 11.0 - 1e-9);
+        let css = include_str!("../../style/browse.css");
+        assert!(css.contains(&format!(".lod-label {{ font: {LABEL_FONT}px ")), "the stylesheet draws labels at LABEL_FONT");
         assert_eq!(view.zoom_at(0.0, 0.0, 1e9).scale, MAX_SCALE);
         let moved = zoomed.pan(80.0, 0.0);
-        assert!((moved.x - (zoomed.x - 100.0)).abs() < 1e-9);
+        assert!((moved.x - (zoomed.x - 80.0)).abs() < 1e-9);
         let overview = Overview {
             width: 300.0,
             height: 50.0,

@@ -42,6 +42,9 @@ pub struct Detail {
     /// The run's seed, when the file says.
     pub seed: Option<u64>,
     pub drawing: Drawing,
+    /// The graph as text: each node with its inputs, task name and ground truth.
+    #[serde(default)]
+    pub outline: Vec<crate::app::editor::outline::OutlineItem>,
     /// The pictures of the sample's image tasks, in attachment order.
     pub pictures: Vec<PictureView>,
 }

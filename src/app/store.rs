@@ -164,6 +164,7 @@ impl Store {
             answer,
             seed: seed_of(&record, dataset.summary.as_ref()),
             drawing: draw(&record),
+            outline: crate::app::drawing::outline_of(&record),
             pictures: pictures_of(&record),
         })
     }

@@ -308,13 +308,14 @@ fn write_node(out: &mut String, cx: &DrawContext, node: &Node, offset: Point, lo
         let class = if i == 0 { "dn-title" } else if i == 1 { "dn-sub" } else { "dn-kinds" };
         let _ = write!(out, r#"<text class="{class}" x="{}" y="{}"{anchor}>{}</text>"#, num(left), num(baseline(i)), escape(&shorten(line, limit(i))));
     }
-    if look.detail == Detail::Full && look.is_target {
-        let _ = write!(out, r#"<g class="dn-flag" transform="translate({} -9)"><rect width="52" height="18" rx="9"/><text x="26" y="13" text-anchor="middle">target</text></g>"#, num(w - 62.0));
+    // The flag and the badge are title-sized, so they stay whenever the title does.
+    if look.is_target {
+        let _ = write!(out, r#"<g class="dn-flag" transform="translate({} -10)"><rect width="60" height="20" rx="10"/><text x="30" y="14.5" text-anchor="middle">target</text></g>"#, num(w - 70.0));
     }
-    if let (Detail::Full, Some((severity, messages))) = (look.detail, mark) {
+    if let Some((severity, messages)) = mark {
         let level = if *severity == Severity::Error { "error" } else { "warning" };
         let count = if messages.len() > 9 { "9+".to_string() } else { messages.len().to_string() };
-        let _ = write!(out, r#"<g class="dn-badge dn-badge--{level}" transform="translate({} 0)"><circle r="9"/><text y="4" text-anchor="middle">{count}</text></g>"#, num(w - 2.0));
+        let _ = write!(out, r#"<g class="dn-badge dn-badge--{level}" transform="translate({} 0)"><circle r="11"/><text y="4.5" text-anchor="middle">{count}</text></g>"#, num(w - 2.0));
     }
     write_port(out, PortSide::In, input, 0.0, h / 2.0);
     write_port(out, PortSide::Out, output, w, h / 2.0);
@@ -389,7 +390,8 @@ mod tests {
     use super::*;
     use crate::app::editor::catalog::task_names;
     use crate::app::editor::gesture::PointerInput;
-    use crate::app::editor::lod::{window, LOD_THRESHOLD};
+    use crate::app::editor::lod::{window, FULL_ZOOM, LOD_THRESHOLD, MIN_TEXT_PX, SMALL_FONT, TITLE_FONT, TITLE_ZOOM};
+    use crate::app::editor::viewport::MIN_ZOOM;
     use crate::app::editor::presets;
     use crate::engine::graph::{from_json_str, GraphEdit, TaskNode};
     use crate::engine::tasks::registry::builtin;
@@ -490,7 +492,13 @@ mod tests {
         let mut model = EditorModel::new(graph);
         model.resize(1200.0, 800.0);
         model.fit();
-        assert!(model.viewport().zoom < 0.3);
+        assert!((model.viewport().zoom - TITLE_ZOOM).abs() < 1e-9, "Fit stops where titles are legible");
+        let titled = draw(&model);
+        assert!(titled.contains("dn-title") && !titled.contains("dn-sub") && !titled.contains("de-slot"), "titles only");
+        // As far out as the zoom goes, on a screen big enough for the whole graph.
+        model.resize(6000.0, 4000.0);
+        model.zoom_by(MIN_ZOOM / model.viewport().zoom);
+        model.center_on(bounds(model.graph().nodes()).unwrap().center());
         let far = draw(&model);
         assert!(count(&far, "data-node-id=") >= 1000, "zoomed out, every node is in view");
         assert_eq!(count(&far, "<text"), 0, "boxes without text");
@@ -506,6 +514,45 @@ mod tests {
         assert!(near.contains("dn-title"));
         assert!(!near.contains("dn--box"), "full boxes when zoomed in");
         assert!(model.graph().nodes().len() > LOD_THRESHOLD);
+    }
+
+    /// Every text element's class in a drawing, with its font size (as `style/design.css` sets it).
+    fn font_sizes(svg: &str) -> Vec<(&'static str, f64)> {
+        let classes = [("dn-title", TITLE_FONT), ("dn-sub", SMALL_FONT), ("dn-kinds", SMALL_FONT), ("de-slot", SMALL_FONT), ("dn-flag", TITLE_FONT), ("dn-badge", TITLE_FONT)];
+        classes.iter().flat_map(|&(class, size)| std::iter::repeat_n((class, size), count(svg, &format!("class=\"{class}")))).collect()
+    }
+
+    #[test]
+    fn after_fit_every_drawn_label_is_at_least_11_px_on_desktop_and_phone() {
+        let css = include_str!("../../../style/design.css");
+        for (class, size) in [("dn-title", TITLE_FONT), ("dn-sub", SMALL_FONT), ("dn-kinds", SMALL_FONT), ("de-slot", SMALL_FONT), ("dn-flag text", TITLE_FONT), ("dn-badge text", TITLE_FONT)] {
+            let rule = css.lines().find(|l| l.starts_with(&format!(".{class} {{"))).unwrap_or_else(|| panic!("no rule for .{class}"));
+            assert!(rule.contains(&format!("font-size: {size}px")), "the stylesheet and the level of detail agree on .{class}: {rule}");
+        }
+        let presets: [(&str, &[(&str, &str)]); 3] = [("chain", &[("n", "8")]), ("random", &[("n", "50")]), ("chain", &[("n", "3")])];
+        for (key, values) in presets {
+            let values = values.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            for (w, h) in [(1200.0, 800.0), (390.0, 480.0), (320.0, 400.0)] {
+                let mut model = EditorModel::new(presets::build(key, &values).unwrap());
+                model.resize(w, h);
+                model.fit();
+                let zoom = model.viewport().zoom;
+                let svg = draw(&model);
+                let sizes = font_sizes(&svg);
+                assert!(sizes.iter().any(|(c, _)| *c == "dn-title"), "{key} {values:?} at {w}x{h}: titles drawn at zoom {zoom}");
+                for (class, size) in sizes {
+                    assert!(size * zoom >= MIN_TEXT_PX - 1e-9, "{key} {values:?} at {w}x{h}: .{class} is {:.1} px", size * zoom);
+                }
+                // The first node (the graph's start) is on screen.
+                let first = &model.graph().nodes()[0];
+                assert!(model.viewport().visible().intersects(&crate::app::editor::geometry::node_rect(first, Point::default())), "{key} at {w}x{h}: the start is in view");
+            }
+        }
+        // A graph that fits is drawn whole and in full, as before.
+        let mut small = EditorModel::new(presets::build("chain", &Default::default()).unwrap());
+        small.resize(1200.0, 800.0);
+        small.fit();
+        assert!(small.viewport().zoom >= FULL_ZOOM && small.viewport().visible().encloses(&bounds(small.graph().nodes()).unwrap()));
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! Level-of-detail decisions for big graphs: past `LOD_THRESHOLD` nodes the canvas draws only what lies in
-//! a window around the viewport, and less of each node the further it is zoomed out (boxes without text,
-//! then titles, then everything). The window is quantised (cells of a viewport's size at a half-octave zoom
-//! step), so small pans and zooms keep the same drawing and cost nothing.
+//! Level-of-detail decisions: past `LOD_THRESHOLD` nodes the canvas draws only what lies in a window around
+//! the viewport; at every size it draws less of each node the further it is zoomed out, so that no text is
+//! ever drawn below `MIN_TEXT_PX` CSS pixels (boxes without text, then titles, then everything; the graph
+//! outline names what the boxes no longer say). The window is quantised (cells of a viewport's size at a
+//! half-octave zoom step), so small pans and zooms keep the same drawing and cost nothing.
 
 use super::geometry::{node_rect, Point, Rect};
 use super::viewport::Viewport;
@@ -9,17 +10,24 @@ use crate::engine::graph::TaskGraph;
 
 /// Graphs up to this many nodes are drawn whole and in full detail at every zoom.
 pub const LOD_THRESHOLD: usize = 300;
-/// Below this zoom a big graph's nodes are boxes without text.
-pub const BOX_ZOOM: f64 = 0.3;
-/// Below this zoom (and above `BOX_ZOOM`) a big graph's nodes show their title only.
-pub const TITLE_ZOOM: f64 = 0.55;
+/// The smallest text the canvas draws, in CSS pixels on screen (font size × zoom).
+pub const MIN_TEXT_PX: f64 = 11.0;
+/// Font size (world units, `style/design.css`) of a node's title, the target flag and the problem badge.
+pub const TITLE_FONT: f64 = 12.5;
+/// Font size of the smallest canvas text: a node's family/task and kinds lines, an edge's slot.
+pub const SMALL_FONT: f64 = 11.0;
+/// From this zoom on, every canvas text reaches `MIN_TEXT_PX`: nodes are drawn in full.
+pub const FULL_ZOOM: f64 = MIN_TEXT_PX / SMALL_FONT;
+/// From this zoom on (and below `FULL_ZOOM`) titles reach `MIN_TEXT_PX`: nodes show their title, the target
+/// flag and the problem badge; below it, boxes without text. Fit never zooms out past it.
+pub const TITLE_ZOOM: f64 = MIN_TEXT_PX / TITLE_FONT;
 
 /// How much of each node is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Detail {
     /// Box, ports, title, family and task, kinds, badges.
     Full,
-    /// Box, ports and title.
+    /// Box, ports, title, target flag and problem badge.
     Title,
     /// Box and ports, no text.
     Box,
@@ -32,11 +40,12 @@ pub struct DrawWindow {
     pub detail: Detail,
 }
 
-/// The detail level for a graph of `nodes` nodes at `zoom`.
-pub fn detail(nodes: usize, zoom: f64) -> Detail {
-    if nodes <= LOD_THRESHOLD || zoom >= TITLE_ZOOM {
+/// The detail level at `zoom`, whatever the graph's size: the most that keeps every drawn text legible.
+pub fn detail(zoom: f64) -> Detail {
+    // A hair of tolerance: a zoom computed as 11 / 12.5 must count as reaching it.
+    if zoom >= FULL_ZOOM - 1e-9 {
         Detail::Full
-    } else if zoom >= BOX_ZOOM {
+    } else if zoom >= TITLE_ZOOM - 1e-9 {
         Detail::Title
     } else {
         Detail::Box
@@ -47,7 +56,7 @@ pub fn detail(nodes: usize, zoom: f64) -> Detail {
 /// for big ones the viewport grown by one quantised cell (a quarter of a screen) on each side, so the
 /// drawing is at most about three screens' worth and survives pans of up to a quarter screen.
 pub fn window(nodes: usize, view: &Viewport) -> DrawWindow {
-    let detail = detail(nodes, view.zoom);
+    let detail = detail(view.zoom);
     if nodes <= LOD_THRESHOLD {
         return DrawWindow { rect: None, detail };
     }
@@ -85,19 +94,26 @@ mod tests {
     }
 
     #[test]
-    fn small_graphs_are_drawn_whole_in_full_detail_at_any_zoom() {
+    fn small_graphs_are_drawn_whole_at_any_zoom() {
         for zoom in [0.02, 0.2, 1.0, 4.0] {
             let view = Viewport { zoom, ..Viewport::default() };
-            assert_eq!(window(LOD_THRESHOLD, &view), DrawWindow { rect: None, detail: Detail::Full });
+            assert_eq!(window(LOD_THRESHOLD, &view).rect, None);
         }
         assert_eq!(visible_nodes(&grid(40), &window(40, &Viewport::default())).len(), 40);
     }
 
     #[test]
-    fn big_graphs_lose_text_as_the_zoom_drops() {
-        let cases = [(1.0, Detail::Full), (TITLE_ZOOM, Detail::Full), (0.5, Detail::Title), (BOX_ZOOM, Detail::Title), (0.29, Detail::Box), (0.02, Detail::Box)];
+    fn text_is_dropped_before_it_would_be_drawn_under_11_px() {
+        let cases = [(4.0, Detail::Full), (1.0, Detail::Full), (0.99, Detail::Title), (0.88, Detail::Title), (0.87, Detail::Box), (0.3, Detail::Box), (0.02, Detail::Box)];
         for (zoom, expected) in cases {
-            assert_eq!(detail(LOD_THRESHOLD + 1, zoom), expected, "zoom {zoom}");
+            assert_eq!(detail(zoom), expected, "zoom {zoom}");
+            assert_eq!(window(12, &Viewport { zoom, ..Viewport::default() }).detail, expected, "a small graph at zoom {zoom}");
+            let smallest = match expected {
+                Detail::Full => Some(SMALL_FONT * zoom),
+                Detail::Title => Some(TITLE_FONT * zoom),
+                Detail::Box => None,
+            };
+            assert!(smallest.is_none_or(|px| px >= 10.999), "zoom {zoom}: text of {smallest:?} px");
         }
     }
 

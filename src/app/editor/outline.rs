@@ -2,7 +2,9 @@
 //! order (sources first; nodes caught in a cycle last, in file order) with what it is, where its inputs come
 //! from, what it feeds, whether it is the target, and its problems. Design shows it beside the canvas
 //! (`[data-testid="graph-outline"]`), and so do the instance graph on Browse and "where the chain broke" on
-//! Results; a screen reader reads each entry as one sentence (`OutlineItem::sentence`).
+//! Results; a screen reader reads each entry as one sentence (`OutlineItem::sentence`). Outside Design the
+//! entries carry notes from the record (`annotated`): a stage's task name and ground truth, and on Results
+//! the output's status (correct, wrong, missing, first break).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -10,7 +12,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use crate::engine::graph::{GraphIssue, NodeKind, TaskGraph};
 
 /// One node of the outline.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OutlineItem {
     /// The node's id.
     pub id: String,
@@ -26,6 +28,9 @@ pub struct OutlineItem {
     pub problems: Vec<String>,
     /// Its level: the longest chain of edges leading to it (0 for a source).
     pub level: usize,
+    /// What the record says of it, in order: `Add`, `task_2_out = 4`, `status: wrong`.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl OutlineItem {
@@ -47,6 +52,11 @@ impl OutlineItem {
             feeds => format!("feeds {}", and_list(feeds)),
         });
         out.push('.');
+        if !self.notes.is_empty() {
+            out.push(' ');
+            out.push_str(&self.notes.join("; "));
+            out.push('.');
+        }
         for problem in &self.problems {
             out.push_str(" Problem: ");
             out.push_str(problem);
@@ -120,10 +130,21 @@ pub fn outline(graph: &TaskGraph, issues: &[GraphIssue]) -> (Vec<OutlineItem>, V
                 target: target == Some(node.id.0.as_str()),
                 problems: by_node.remove(node.id.0.as_str()).unwrap_or_default(),
                 level: level[i],
+                notes: Vec::new(),
             }
         })
         .collect();
     (items, graph_problems)
+}
+
+/// The outline of a record's graph (Browse's instance, Results' "where the chain broke"): no validation
+/// problems, and each node's `notes` (by node id) attached in the order given.
+pub fn annotated(graph: &TaskGraph, notes: &BTreeMap<String, Vec<String>>) -> Vec<OutlineItem> {
+    let (mut items, _) = outline(graph, &[]);
+    for item in &mut items {
+        item.notes = notes.get(&item.id).cloned().unwrap_or_default();
+    }
+    items
 }
 
 /// What a node is, in words.
@@ -203,5 +224,20 @@ mod tests {
         let (items, _) = outline(&g, &[]);
         assert_eq!(items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["s", "x", "y"]);
         assert_eq!(outline(&TaskGraph::default(), &[]).0, Vec::new());
+    }
+
+    #[test]
+    fn a_records_notes_join_each_entry_and_its_sentence() {
+        let g = graph(
+            r#"{"graph": {"target_node": "b"}, "nodes": [
+                {"id": "b", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"},
+                {"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"}],
+              "links": [{"source": "a", "target": "b"}]}"#,
+        );
+        let notes = BTreeMap::from([("b".to_string(), vec!["Add".to_string(), "task_2_out = 4".to_string(), "status: wrong, the first break".to_string()])]);
+        let items = annotated(&g, &notes);
+        assert_eq!(items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
+        assert!(items[0].notes.is_empty());
+        assert_eq!(items[1].sentence(), "b, math task, scalar to scalar, the target: inputs from a; feeds nothing. Add; task_2_out = 4; status: wrong, the first break.");
     }
 }

@@ -3,7 +3,7 @@
 //! family mix, and the paper's four evaluation layouts. Each preset lists its parameters (the page shows one
 //! input per parameter, named by it) and builds a positioned `TaskGraph`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::tidy::with_positions;
 use crate::engine::generate::{parse_structure, StructureItem};
@@ -44,6 +44,7 @@ pub const PRESETS: &[Preset] = &[
             Param { name: "n", label: "tasks n", default: "12", choices: &[] },
             Param { name: "seed", label: "seed", default: "1", choices: &[] },
             Param { name: "mix", label: "family mix", default: "math,gsm,python", choices: &[] },
+            Param { name: "distractors", label: "distractor share", default: "0.1", choices: &[] },
         ],
     },
     Preset {
@@ -81,7 +82,7 @@ pub fn build(key: &str, values: &BTreeMap<String, String>) -> Result<TaskGraph, 
         "forgetting" => forgetting(&family(&get("family"))?, count("k", &get("k"), 0)?),
         "chain" => chain(&family(&get("family"))?, count("n", &get("n"), 1)?),
         "multichain" => multichain(&get("structure"))?,
-        "random" => random_dag(count("n", &get("n"), 1)?, get("seed").parse().map_err(|_| bad("seed", "expected a whole number"))?, &mix(&get("mix"))?),
+        "random" => random_dag(count("n", &get("n"), 1)?, get("seed").parse().map_err(|_| bad("seed", "expected a whole number"))?, &mix(&get("mix"))?, share(&get("distractors"))?),
         "paper" => {
             let f = family(&get("family"))?;
             match get("layout").as_str() {
@@ -115,6 +116,19 @@ fn count(name: &'static str, text: &str, min: usize) -> Result<usize, PresetErro
         return Err(bad(name, &format!("must be between {min} and {MAX_PRESET_NODES}, found {n}")));
     }
     Ok(n)
+}
+
+/// A share between 0 and 1 (`0.1`, or `10%`).
+fn share(text: &str) -> Result<f64, PresetError> {
+    let (number, scale) = match text.strip_suffix('%') {
+        Some(percent) => (percent.trim(), 100.0),
+        None => (text, 1.0),
+    };
+    let value = number.parse::<f64>().map(|v| v / scale).map_err(|_| bad("distractors", &format!("expected a share such as 0.1 or 10%, found `{text}`")))?;
+    if !(0.0..=1.0).contains(&value) {
+        return Err(bad("distractors", &format!("must be between 0 and 1 (0% and 100%), found `{text}`")));
+    }
+    Ok(value)
 }
 
 fn mix(text: &str) -> Result<Vec<String>, PresetError> {
@@ -245,41 +259,84 @@ fn multichain(structure: &str) -> Result<TaskGraph, PresetError> {
     Ok(b.finish(target))
 }
 
-/// A seeded random DAG of `n` tasks: each takes one earlier task's output, or (one time in three) two
-/// earlier outputs packed into a list; a few start fresh. Families are drawn from `mix` (repeat a family
-/// to weigh it). Every task outputs a scalar; the last is the target.
-fn random_dag(n: usize, seed: u64, mix: &[String]) -> TaskGraph {
+/// A seeded random DAG of `n` tasks whose target depends on all but a `share` of them. The target and the
+/// tasks it depends on (the main tasks) each take one earlier main task's output, or (one time in three) two
+/// earlier outputs packed into a list, or (one time in eight) start fresh; a main output no main task has taken
+/// yet is taken first often enough that, by the target, every main task feeds it. The distractors (`share`
+/// of the tasks, rounded, spread at random among the others) take an earlier task's output or start fresh,
+/// and feed nothing but other distractors. Families are drawn from `mix` (repeat a family to weigh it). Every
+/// task outputs a scalar; the last is the target.
+fn random_dag(n: usize, seed: u64, mix: &[String], share: f64) -> TaskGraph {
     let mut rng = InstanceRng::from_seed(seed);
     let mut b = Builder::default();
+    let distractors = ((share * n as f64).round() as usize).min(n.saturating_sub(1));
+    let distractor: BTreeSet<usize> = rng.sample_indices(n.saturating_sub(1), distractors).into_iter().collect();
     let mut tasks: Vec<NodeId> = Vec::with_capacity(n);
+    let mut mains: Vec<NodeId> = Vec::new();
+    // Main outputs no main task has taken yet, oldest first.
+    let mut open: Vec<NodeId> = Vec::new();
+    let mut mains_left = n - distractors;
     for i in 0..n {
         let family = &mix[rng.index(mix.len())];
-        let window = i.min(8);
         let last = i + 1 == n;
-        // The target always takes an input, so a big random graph is never a lone target beside the rest.
-        let choice = if i == 0 || (!last && rng.index(8) == 0) { 0 } else if i >= 2 && rng.index(3) == 0 { 2 } else { 1 };
         let output = if last { None } else { Some("scalar") };
+        if distractor.contains(&i) {
+            let id = b.task(family, Some("scalar"), output);
+            if i > 0 && rng.index(8) != 0 {
+                let source = tasks[i - 1 - rng.index(i.min(8))].clone();
+                b.edge(&source, &id, None);
+            }
+            tasks.push(id);
+            continue;
+        }
+        // After this task, the main tasks still to come besides the target; each can close one open output
+        // net (a pack of two), and the target takes up to two.
+        mains_left -= 1;
+        let later = mains_left.saturating_sub(1);
+        let feasible = |open_after: usize| last || open_after <= later + 2;
+        let wish = if mains.is_empty() || (!last && rng.index(8) == 0) { 0 } else if mains.len() >= 2 && rng.index(3) == 0 { 2 } else { 1 };
+        // Taking an open output when there is one keeps the count level; taking another adds to it.
+        let single_takes_open = !open.is_empty() && (rng.index(2) == 0 || !feasible(open.len() + 1));
+        let single_after = if single_takes_open { open.len() } else { open.len() + 1 };
+        let choice = match wish {
+            0 if feasible(open.len() + 1) => 0,
+            0 | 1 if mains.is_empty() => 0,
+            0 | 1 if feasible(single_after) && (!last || open.len() <= 1) => 1,
+            _ if mains.len() >= 2 => 2,
+            _ => 1,
+        };
         let id = match choice {
             0 => b.task(family, Some("scalar"), output),
             1 => {
-                let source = tasks[i - 1 - rng.index(window)].clone();
+                let source = if single_takes_open || last { open.remove(0) } else { mains[mains.len() - 1 - rng.index(mains.len().min(8))].clone() };
+                open.retain(|o| o != &source);
                 let id = b.task(family, Some("scalar"), output);
                 b.edge(&source, &id, None);
                 id
             }
             _ => {
-                let picks = rng.sample_indices(window, 2);
+                let mut sources: Vec<NodeId> = open.drain(..open.len().min(2)).collect();
+                while sources.len() < 2 {
+                    let pick = mains[mains.len() - 1 - rng.index(mains.len().min(8))].clone();
+                    if !sources.contains(&pick) {
+                        sources.push(pick);
+                    }
+                }
+                open.retain(|o| !sources.contains(o));
                 let k = b.pack();
-                for (slot, p) in picks.iter().enumerate() {
-                    let source = tasks[i - 1 - p].clone();
-                    b.edge(&source, &k, Some(slot as i64));
+                for (slot, source) in sources.iter().enumerate() {
+                    b.edge(source, &k, Some(slot as i64));
                 }
                 let id = b.task(family, Some("list"), output);
                 b.edge(&k, &id, None);
                 id
             }
         };
-        tasks.push(id);
+        tasks.push(id.clone());
+        mains.push(id.clone());
+        if !last {
+            open.push(id);
+        }
     }
     let target = tasks.last().cloned().unwrap_or_else(|| b.task(&mix[0], None, None));
     b.finish(target)
@@ -345,6 +402,49 @@ mod tests {
         assert!(only_math.nodes().iter().all(|n| !matches!(&n.kind, NodeKind::Task(t) if t.family != "math")));
     }
 
+    /// How many of the graph's nodes the target depends on (itself included), and how many nodes there are.
+    fn feeding_the_target(graph: &TaskGraph) -> (usize, usize) {
+        let target = graph.target().expect("a target").clone();
+        let mut seen = BTreeSet::from([target.clone()]);
+        let mut stack = vec![target];
+        while let Some(id) = stack.pop() {
+            for e in graph.edges().iter().filter(|e| e.destination == id) {
+                if seen.insert(e.source.clone()) {
+                    stack.push(e.source.clone());
+                }
+            }
+        }
+        (seen.len(), graph.nodes().len())
+    }
+
+    #[test]
+    fn the_random_dags_target_depends_on_all_but_the_distractor_share() {
+        let mut worst: f64 = 1.0;
+        for n in [2, 3, 12, 50, 200] {
+            for seed in 0..20 {
+                let graph = build("random", &values(&[("n", &n.to_string()), ("seed", &seed.to_string())])).unwrap();
+                let (feeding, total) = feeding_the_target(&graph);
+                let share = feeding as f64 / total as f64;
+                worst = worst.min(share);
+                assert!(share >= 0.8, "n {n} seed {seed}: the target depends on {feeding} of {total} nodes");
+                assert_eq!(errors(&graph), Vec::<String>::new(), "n {n} seed {seed}");
+            }
+        }
+        // The default share of distractors, 0.1, leaves the rest all feeding the target.
+        let (feeding, total) = feeding_the_target(&build("random", &values(&[("n", "50")])).unwrap());
+        let tasks_feeding = feeding - build("random", &values(&[("n", "50")])).unwrap().nodes().iter().filter(|n| matches!(n.kind, NodeKind::Pack)).count();
+        assert_eq!(tasks_feeding, 45, "50 tasks, 5 distractors: the target and the 44 others feed it ({feeding} of {total} nodes)");
+        assert!(worst >= 0.8, "{worst}");
+        // The share is a parameter: more distractors, fewer nodes feeding; none, every node.
+        for (share, tasks) in [("0", 50), ("0.5", 25), ("50%", 25), ("1", 1)] {
+            let graph = build("random", &values(&[("n", "50"), ("seed", "4"), ("distractors", share)])).unwrap();
+            let packs = graph.nodes().iter().filter(|n| matches!(n.kind, NodeKind::Pack)).count();
+            let (feeding, total) = feeding_the_target(&graph);
+            assert_eq!(feeding - packs, tasks, "share {share}: {feeding} of {total} nodes feed the target");
+            assert_eq!(errors(&graph), Vec::<String>::new(), "share {share}");
+        }
+    }
+
     #[test]
     fn bad_parameters_are_named_in_the_error() {
         let cases: &[(&str, Values, &str)] = &[
@@ -354,6 +454,9 @@ mod tests {
             ("multichain", &[("structure", "m,[m,m]")], "structure:"),
             ("random", &[("mix", "math,verse")], "mix: unknown family `verse`"),
             ("random", &[("seed", "-1")], "seed: expected a whole number"),
+            ("random", &[("distractors", "half")], "distractors: expected a share such as 0.1"),
+            ("random", &[("distractors", "1.5")], "distractors: must be between 0 and 1"),
+            ("random", &[("distractors", "-5%")], "distractors: must be between 0 and 1"),
             ("paper", &[("layout", "ring")], "layout: unknown layout `ring`"),
         ];
         for (key, params, message) in cases {

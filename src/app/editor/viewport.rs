@@ -61,13 +61,23 @@ impl Viewport {
         self.origin = Point::new(anchor.x - screen.x / self.zoom, anchor.y - screen.y / self.zoom);
     }
 
-    /// Shows all of `bounds` with `margin` screen pixels around it, centred, never zooming in past 1.
-    pub fn fit(&mut self, bounds: &Rect, margin: f64) {
+    /// Shows all of `bounds` with `margin` screen pixels around it, centred, never zooming in past 1 nor out
+    /// past `floor` (the zoom below which labels would be unreadable). When the bounds do not fit at `floor`,
+    /// the view shows their start instead — along each axis that overflows, the left or top edge sits at the
+    /// margin — so the reader begins where the graph begins and scrolls on from there.
+    pub fn fit(&mut self, bounds: &Rect, margin: f64, floor: f64) {
         let usable_w = (self.width - 2.0 * margin).max(1.0);
         let usable_h = (self.height - 2.0 * margin).max(1.0);
         let zoom = (usable_w / bounds.width.max(1.0)).min(usable_h / bounds.height.max(1.0));
-        self.zoom = clamp_zoom(zoom.min(1.0));
+        self.zoom = clamp_zoom(zoom.min(1.0).max(floor.min(1.0)));
         self.center_on(bounds.center());
+        let shown = self.visible();
+        if bounds.width > shown.width {
+            self.origin.x = bounds.x - margin / self.zoom;
+        }
+        if bounds.height > shown.height {
+            self.origin.y = bounds.y - margin / self.zoom;
+        }
     }
 
     /// Puts `world` at the centre of the screen, keeping the zoom.
@@ -133,13 +143,30 @@ mod tests {
     fn fitting_shows_the_whole_bounds_centred_and_never_magnifies() {
         let mut view = Viewport { width: 1000.0, height: 500.0, ..Viewport::default() };
         let wide = Rect { x: -2000.0, y: 0.0, width: 4000.0, height: 100.0 };
-        view.fit(&wide, 20.0);
+        view.fit(&wide, 20.0, MIN_ZOOM);
         assert!((view.zoom - 960.0 / 4000.0).abs() < 1e-12);
         assert!(view.visible().encloses(&wide));
         assert!(close(view.to_screen(wide.center()), Point::new(500.0, 250.0)));
         let small = Rect { x: 0.0, y: 0.0, width: 10.0, height: 10.0 };
-        view.fit(&small, 20.0);
+        view.fit(&small, 20.0, MIN_ZOOM);
         assert_eq!(view.zoom, 1.0);
+        view.fit(&small, 20.0, 3.0);
+        assert_eq!(view.zoom, 1.0, "a floor above 1 never magnifies either");
+    }
+
+    #[test]
+    fn fitting_stops_at_the_floor_and_then_shows_where_the_graph_starts() {
+        let mut view = Viewport { width: 1000.0, height: 500.0, ..Viewport::default() };
+        let wide = Rect { x: -2000.0, y: 0.0, width: 4000.0, height: 100.0 };
+        view.fit(&wide, 20.0, 0.88);
+        assert_eq!(view.zoom, 0.88);
+        assert!(!view.visible().encloses(&wide), "the rest is scrolled to");
+        assert!(close(view.to_screen(Point::new(-2000.0, 0.0)), Point::new(20.0, view.to_screen(Point::new(0.0, 0.0)).y)), "the left edge at the margin");
+        assert!((view.to_screen(wide.center()).y - 250.0).abs() < 1e-9, "still centred along the axis that fits");
+        let tall = Rect { x: 0.0, y: 0.0, width: 300.0, height: 3000.0 };
+        view.fit(&tall, 20.0, 0.88);
+        assert!((view.to_screen(Point::new(0.0, 0.0)).y - 20.0).abs() < 1e-9, "the top edge at the margin");
+        assert!((view.to_screen(tall.center()).x - 500.0).abs() < 1e-9);
     }
 
     #[test]

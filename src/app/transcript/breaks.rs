@@ -18,6 +18,8 @@ pub struct Breaks {
     /// True when the file records no statuses and they were graded here from the stored answers.
     pub graded_here: bool,
     pub drawing: BreakDrawing,
+    /// The graph as text: each node with its inputs, task name, ground truth and status.
+    pub outline: Vec<crate::app::editor::outline::OutlineItem>,
 }
 
 /// One graded output.
@@ -71,6 +73,18 @@ pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
         .iter()
         .map(|(output, status)| NodeLine { output: output.clone(), node: node_for(output, &record.sample), status: status.as_str(), first_break: first_breaks.contains(output) })
         .collect();
+    let outline = graph_of(&record.sample)
+        .map(|instance| {
+            let mut notes = instance.notes.clone();
+            for line in &nodes {
+                if let Some(node) = &line.node {
+                    let status = if line.first_break { format!("{}: {}, the first break", line.output, line.status) } else { format!("{}: {}", line.output, line.status) };
+                    notes.entry(node.clone()).or_default().push(status);
+                }
+            }
+            crate::app::editor::outline::annotated(&instance.graph, &notes)
+        })
+        .unwrap_or_default();
     let drawing = match graph_of(&record.sample) {
         None => BreakDrawing::Unavailable { reason: "the record names no task stage".into() },
         Some(instance) if instance.graph.nodes().len() > DETAIL_NODES => BreakDrawing::TooLarge { nodes: instance.graph.nodes().len() },
@@ -88,7 +102,7 @@ pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
             }
         }
     };
-    Breaks { nodes, first_breaks, graded_here, drawing }
+    Breaks { nodes, first_breaks, graded_here, drawing, outline }
 }
 
 /// Finished samples whose graphs the heat map compares to pick the one it draws.

@@ -292,6 +292,13 @@ fn custom_graphs_map_outputs_to_their_node_ids() {
     assert_eq!(breaks.nodes.iter().map(|n| (n.node.as_deref(), n.status)).collect::<Vec<_>>(), [(Some("a"), "missing"), (Some("c"), "correct")], "unknown statuses are dropped");
     let BreakDrawing::Svg(svg) = breaks.drawing else { panic!("drawn") };
     assert!(svg.contains(r#"class="node task missing first-break" data-node-id="a""#) && svg.contains(r#"data-node-id="p""#), "{svg}");
+    // The outline: sources first, each graded node with its task, truth and status; the adapter ungraded.
+    let outline = breaks_of(&sample, 0).outline;
+    assert_eq!(outline.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), ["a", "p", "c"]);
+    assert!(outline[0].notes.contains(&"task_1_out: missing, the first break".to_string()), "{:?}", outline[0].notes);
+    assert!(outline[0].notes.iter().any(|n| n.contains('A')), "the task name too: {:?}", outline[0].notes);
+    assert!(outline[1].notes.iter().all(|n| !n.contains(": correct") && !n.contains(": missing")), "{:?}", outline[1].notes);
+    assert!(outline[2].target && outline[2].sentence().contains("task_2_out: correct"), "{}", outline[2].sentence());
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The graph outline (`[data-testid="graph-outline"]`): `app::editor::outline`'s entries as an ordered list,
 //! each a button named by its whole sentence, so a screen reader walks the graph node by node and a keyboard
-//! user tabs through it. Clicking an entry hands its node id to `pick` (Design selects and centres the node).
+//! user tabs through it. Clicking an entry hands its node id to `pick` (Design selects and centres the node);
+//! without `pick` (a record's graph on Browse and Results) the entries are plain text, notes included.
 //! The entries are computed and drawn only while the outline is open.
 
 use leptos::prelude::*;
@@ -39,7 +40,8 @@ pub fn GraphOutline(
                 {(!problems.is_empty()).then(|| view! {
                     <ul class="graph-outline-problems">{problems.iter().map(|text| view! { <li class="issue--error">{text.clone()}</li> }).collect_view()}</ul>
                 })}
-                <ol class="graph-outline-list" aria-label="Graph outline: each node, sources first, with its inputs and what it feeds">
+                // Without buttons inside (a record's graph), the list itself takes the focus so the keyboard can scroll it.
+                <ol class="graph-outline-list" tabindex=pick.is_none().then_some("0") aria-label="Graph outline: each node, sources first, with its inputs and what it feeds">
                     {items.iter().take(SHOWN).map(|item| entry(item, pick)).collect_view()}
                     {(items.len() > SHOWN).then(|| view! { <li class="graph-outline-more">{format!("… and {} more nodes", items.len() - SHOWN)}</li> })}
                 </ol>
@@ -61,9 +63,14 @@ fn entry(item: &OutlineItem, pick: Option<Callback<String>>) -> impl IntoView {
     view! {
         <li data-node-id=item.id.clone() class:graph-outline-target=item.target class:graph-outline-problem=!item.problems.is_empty()
             style=format!("--outline-level: {}", item.level.min(12))>
-            <button type="button" class="graph-outline-node mono" aria-label=item.sentence() on:click=click>{item.id.clone()}</button>
+            {match pick {
+                Some(_) => view! { <button type="button" class="graph-outline-node mono" aria-label=item.sentence() on:click=click>{item.id.clone()}</button> }.into_any(),
+                // Nothing to select (a record's graph): plain text, read in full with the rest of the entry.
+                None => view! { <span class="graph-outline-node graph-outline-node--text mono">{item.id.clone()}</span> }.into_any(),
+            }}
             <span class="graph-outline-what">{item.what.clone()}{item.target.then_some(" · target")}</span>
             <span class="graph-outline-edges muted">{inputs}{feeds}</span>
+            {(!item.notes.is_empty()).then(|| view! { <span class="graph-outline-notes">{item.notes.join(" · ")}</span> })}
             {item.problems.iter().map(|p| view! { <span class="graph-outline-issue">{p.clone()}</span> }).collect_view()}
         </li>
     }

@@ -18,6 +18,7 @@ use super::gesture::{Effect, Gesture, Machine, PaletteItem, PointerInput, Select
 use super::history::History;
 use super::hit::{hit_test, node_at, nodes_in_rect};
 use super::keys::{command_for, Command, KeyInput};
+use super::lod::TITLE_ZOOM;
 use super::tidy;
 use super::viewport::Viewport;
 use crate::engine::graph::{EditError, GraphEdit, Node, NodeId, NodeKind, TaskGraph, TaskNode};
@@ -445,7 +446,7 @@ impl EditorModel {
         // A paste bigger than the view would land mostly out of sight: bring it into view.
         let pasted = bounds(paste.ids.iter().filter_map(|id| self.graph.node(id)));
         if let Some(b) = pasted.filter(|b| !self.viewport.visible().encloses(b)) {
-            self.viewport.fit(&b, FIT_MARGIN);
+            self.viewport.fit(&b, FIT_MARGIN, TITLE_ZOOM);
             self.changes.view = true;
         }
         self.set_selection(paste.ids.into_iter().collect());
@@ -488,10 +489,11 @@ impl EditorModel {
         }
     }
 
-    /// Fits the whole graph in the view.
+    /// Fits the whole graph in the view, zooming out no further than node titles stay legible (11 CSS px);
+    /// a graph too big for that is shown from its start, with the rest a scroll away.
     pub fn fit(&mut self) {
         if let Some(b) = bounds(self.graph.nodes()) {
-            self.viewport.fit(&b, FIT_MARGIN);
+            self.viewport.fit(&b, FIT_MARGIN, TITLE_ZOOM);
             self.changes.view = true;
         }
     }

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::app::drawing::Drawing;
 use crate::app::instance::{prompt_chunks, Detail};
 use crate::app::link::{regenerating, Link};
-use crate::ui::common::RoleLegend;
+use crate::ui::common::{GraphOutline, RoleLegend};
 use crate::ui::state::{AppState, BrowseState, Source};
 use crate::web::files::copy_text;
 
@@ -98,8 +98,10 @@ pub fn InstanceView() -> impl IntoView {
                 view! { <tr class:instance-truth--target=is_target><td class="mono">{s.name.clone()}</td><td>{s.task.clone()}</td><td class="mono instance-truth">{s.truth.clone()}</td></tr> }
             })
             .collect_view();
+        let outline = detail.outline.clone();
         let drawing = match detail.drawing.clone() {
-            Drawing::Svg { svg, .. } => view! { <div class="graph-svg instance-graph" inner_html=svg></div> }.into_any(),
+            // A wide graph scrolls inside itself: a focusable, named region so the keyboard can scroll it.
+            Drawing::Svg { svg, .. } => view! { <div class="graph-svg instance-graph" inner_html=svg tabindex="0" role="region" aria-label="Instance graph drawing"></div> }.into_any(),
             Drawing::Overview(overview) => view! { <OverviewGraph overview=overview /> }.into_any(),
             Drawing::Unavailable { reason } => view! { <p class="muted">"No drawing: "{reason}</p> }.into_any(),
         };
@@ -130,6 +132,10 @@ pub fn InstanceView() -> impl IntoView {
                 {(!detail.pictures.is_empty()).then(|| view! { <Pictures pictures=detail.pictures.clone() /> })}
                 <h3>"Graph"</h3>
                 {drawing}
+                {(!outline.is_empty()).then(|| {
+                    let count = outline.len();
+                    view! { <GraphOutline outline=Signal::derive(move || (outline.clone(), Vec::new())) count=count /> }
+                })}
                 <h3>"Ground truths"</h3>
                 <table class="instance-truths"><thead><tr><th>"output"</th><th>"task"</th><th>"ground truth"</th></tr></thead><tbody>{truths}</tbody></table>
             </aside>

@@ -88,9 +88,10 @@ pub fn CompareRuns() -> impl IntoView {
             {move || table.get().map(|t| view! {
                 <div class="results-compare-scroll">
                     <table data-testid="compare-table">
-                        <thead><tr>{t.header.iter().map(|h| view! { <th>{breakable(h)}</th> }).collect_view()}</tr></thead>
+                        <caption>"Accuracy of each run against the baseline (the first file)"</caption>
+                        <thead><tr>{t.header.iter().map(|h| view! { <th scope="col">{breakable(h)}</th> }).collect_view()}</tr></thead>
                         <tbody>{t.rows.iter().map(|row| view! {
-                            <tr data-testid="compare-row">{row.iter().map(|cell| view! { <td>{cell.clone()}</td> }).collect_view()}</tr>
+                            <tr data-testid="compare-row">{cells(row)}</tr>
                         }).collect_view()}</tbody>
                     </table>
                 </div>
@@ -99,9 +100,10 @@ pub fn CompareRuns() -> impl IntoView {
                 {(!t.by_topology.1.is_empty()).then(|| view! {
                     <div class="results-compare-scroll">
                         <table data-testid="compare-topologies">
-                            <thead><tr>{t.by_topology.0.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                            <caption>"Accuracy of each run by topology"</caption>
+                            <thead><tr>{t.by_topology.0.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view()}</tr></thead>
                             <tbody>{t.by_topology.1.iter().map(|row| view! {
-                                <tr data-testid="compare-topology-row">{row.iter().map(|cell| view! { <td>{cell.clone()}</td> }).collect_view()}</tr>
+                                <tr data-testid="compare-topology-row">{cells(row)}</tr>
                             }).collect_view()}</tbody>
                         </table>
                     </div>
@@ -133,6 +135,14 @@ pub fn CompareRuns() -> impl IntoView {
     }
 }
 
+/// A table row's cells: the first (the run or the topology) is the row's header, the rest data.
+fn cells(row: &[String]) -> impl IntoView {
+    row.iter()
+        .enumerate()
+        .map(|(i, cell)| if i == 0 { view! { <th scope="row">{cell.clone()}</th> }.into_any() } else { view! { <td>{cell.clone()}</td> }.into_any() })
+        .collect_view()
+}
+
 /// Tokens and cost per run with their differences from the baseline, at prices typed here (the same prices as
 /// Evaluate's estimate and budget).
 #[component]
@@ -149,9 +159,10 @@ fn SpendTable(runs: Vec<RunSpend>) -> impl IntoView {
         </p>
         <div class="results-compare-scroll">
             <table data-testid="compare-costs">
-                <thead><tr>{move || table.with(|(header, _)| header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view())}</tr></thead>
+                <caption>"Tokens and cost of each run, with the differences from the baseline"</caption>
+                <thead><tr>{move || table.with(|(header, _)| header.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view())}</tr></thead>
                 <tbody>{move || table.with(|(_, rows)| rows.iter().map(|row| view! {
-                    <tr data-testid="compare-cost-row">{row.iter().map(|cell| view! { <td>{cell.clone()}</td> }).collect_view()}</tr>
+                    <tr data-testid="compare-cost-row">{cells(row)}</tr>
                 }).collect_view())}</tbody>
             </table>
         </div>

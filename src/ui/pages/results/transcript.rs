@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use crate::app::instance::{PictureSource, PictureView};
 use crate::app::transcript::{brief, context_curve_of, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
+use crate::ui::common::GraphOutline;
 use crate::ui::state::AppState;
 
 /// Entries drawn before the rest waits behind a button (a run of thousands of turns stays quick to open).
@@ -98,7 +99,7 @@ pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize
 /// The graph with the statuses, its legend, and the broken nodes by name.
 #[component]
 fn BreakView(breaks: Breaks) -> impl IntoView {
-    let Breaks { nodes, first_breaks, graded_here, drawing } = breaks;
+    let Breaks { nodes, first_breaks, graded_here, drawing, outline } = breaks;
     if nodes.is_empty() {
         return view! { <p class="muted">"No node statuses: the record has none and its answers could not be graded."</p> }.into_any();
     }
@@ -126,7 +127,11 @@ fn BreakView(breaks: Breaks) -> impl IntoView {
     });
     let drawing = match drawing {
         // Built by the engine's renderer from escaped text only.
-        BreakDrawing::Svg(svg) => view! { <div class="graph-svg tx-graph" data-testid="break-graph" node_ref=graph inner_html=svg></div> }.into_any(),
+        BreakDrawing::Svg(svg) => view! {
+            // A wide graph scrolls inside itself: a focusable, named region so the keyboard can scroll it.
+            <div class="graph-svg tx-graph" data-testid="break-graph" node_ref=graph inner_html=svg tabindex="0" role="region" aria-label="Where the chain broke: the drawing"></div>
+        }
+        .into_any(),
         BreakDrawing::TooLarge { nodes } => view! {
             <p class="muted" data-testid="break-graph-too-large">{format!("The graph has {nodes} nodes, more than the drawing shows here: the broken nodes are listed instead.")}</p>
         }
@@ -160,6 +165,10 @@ fn BreakView(breaks: Breaks) -> impl IntoView {
             <li><span class="tx-swatch tx-swatch--ungraded"></span>"not graded (adapters)"</li>
         </ul>
         {drawing}
+        {(!outline.is_empty()).then(|| {
+            let count = outline.len();
+            view! { <GraphOutline outline=Signal::derive(move || (outline.clone(), Vec::new())) count=count /> }
+        })}
         {(broken > 0).then(|| view! {
             <ul class="tx-broken" data-testid="broken-nodes">{items}{(more > 0).then(|| view! { <li class="muted">{format!("and {more} more")}</li> })}</ul>
         })}
@@ -191,7 +200,8 @@ fn text_block(text: &str, class: &'static str) -> AnyView {
     if text.is_empty() {
         view! { <p class="muted tx-empty-text">"(no text)"</p> }.into_any()
     } else {
-        view! { <pre class=class>{text.to_string()}</pre> }.into_any()
+        // A long text scrolls inside itself (24rem at most): focusable so the keyboard can scroll it.
+        view! { <pre class=class tabindex="0">{text.to_string()}</pre> }.into_any()
     }
 }
 
@@ -200,7 +210,7 @@ fn reasoning_view(reasoning: Option<&String>) -> Option<AnyView> {
         view! {
             <details class="tx-reasoning" data-testid="reasoning">
                 <summary>{format!("reasoning ({} characters)", r.chars().count())}</summary>
-                <pre class="tx-text">{r.clone()}</pre>
+                <pre class="tx-text" tabindex="0">{r.clone()}</pre>
             </details>
         }
         .into_any()
@@ -240,10 +250,10 @@ fn message_view(m: &MessageView, pictures: &[PictureView]) -> AnyView {
             view! {
                 <div class="tx-call" data-testid="tool-call">
                     <div class="tx-call-head">"calls "<code class="tx-call-name">{c.name.clone()}</code>" "<span class="muted mono">{c.id.clone()}</span></div>
-                    <pre class="tx-text tx-args">{c.arguments.clone()}</pre>
+                    <pre class="tx-text tx-args" tabindex="0">{c.arguments.clone()}</pre>
                     {match &c.result {
                         Some(result) => view! {
-                            <div class="tx-result" data-testid="tool-result"><span class="muted">"result"</span><pre class="tx-text">{result.clone()}</pre></div>
+                            <div class="tx-result" data-testid="tool-result"><span class="muted">"result"</span><pre class="tx-text" tabindex="0">{result.clone()}</pre></div>
                         }.into_any(),
                         None => view! { <p class="muted">"No result for this call in the transcript."</p> }.into_any(),
                     }}
