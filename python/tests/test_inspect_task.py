@@ -106,6 +106,15 @@ def test_a_strategy_that_loses_values_scores_what_the_engines_driver_scores(data
         mine = sample.store["arbigraph:result"]
         theirs = engine["samples"][sample.metadata["index"]]
         assert (mine["correct"], mine["node_status"], mine["turn_outputs"]) == (theirs["correct"], theirs["node_status"], theirs["turn_outputs"])
+    # The log Inspect just wrote, imported: our grader on its transcripts gives the log's own scores.
+    imported = tmp_path / "imported.json"
+    cli("import-inspect", log.location, "--dataset", str(dataset), "-o", str(imported))
+    results = json.loads(imported.read_text())
+    assert len(results["samples"]) == len(log.samples)
+    for sample in log.samples:
+        ours = results["samples"][sample.metadata["index"]]
+        assert ours["correct"] == sample.scores["arbigraph_scorer"].value["correct"]
+        assert ours["node_status"] == sample.store["arbigraph:result"]["node_status"]
 
 
 def test_the_task_is_found_through_the_entry_point():
