@@ -215,8 +215,11 @@ test('reference graphs open by button and by drop; broken files leave the graph 
   await page.goto(`${server.url}#/design`);
   await page.waitForSelector(`${CANVAS} [data-node-id]`);
   await page.setInputFiles('input[data-testid="import"]', join(FIXTURES, 'dag200_mixed.json'));
-  await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 325, `${CANVAS} .dg-scene [data-node-id]`);
-  assert.match(await page.textContent('[data-testid="counts"]'), /^325 nodes/);
+  await page.waitForFunction(() => /^325 nodes/.test(document.querySelector('[data-testid="counts"]').textContent));
+  // Fit stops where titles stay legible (docs/ACCESSIBILITY.md), so a graph this big opens at its start and only
+  // the nodes in view are drawn; the minimap shows the rest.
+  const drawn = await page.locator(`${CANVAS} .dg-scene [data-node-id]`).count();
+  assert.ok(drawn > 0 && drawn < 325, `the nodes in view are drawn, not all 325 (${drawn})`);
   assert.ok(await page.locator('[data-testid="minimap"]').isVisible(), 'big graphs get a minimap');
 
   const drop = async (name, text) => {
