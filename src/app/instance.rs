@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use crate::app::catalog::{Row, ROW_ANSWER_CHARS};
 use crate::engine::render::shorten;
 use crate::app::drawing::Drawing;
-use crate::engine::dataset::shape::family_of;
+use crate::engine::dataset::shape::family_in;
 use crate::engine::dataset::SampleRecord;
 use crate::engine::value::Value;
 
@@ -166,7 +166,7 @@ pub fn row_of(index: usize, record: &Json, mode: &str, origin: Option<(usize, us
     let read = SampleRecord::parse(record);
     let family = match (&read.target_family, read.jsonl) {
         (Some(family), true) => family.clone(),
-        _ => family_of(record, mode),
+        _ => family_in(&read, mode),
     };
     Row {
         index,

@@ -60,7 +60,11 @@ fn node_for(output: &str, record: &SampleRecord) -> Option<String> {
 /// Where the chain broke: the record's `node_status` and `first_breaks`, or (when it has none) the grade of its
 /// stored answers; and the graph drawn with them.
 pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
-    let record = ResultRecord::parse(sample);
+    breaks_in(&ResultRecord::parse(sample), index)
+}
+
+/// [`breaks_of`] a record already read.
+pub fn breaks_in(record: &ResultRecord, index: usize) -> Breaks {
     let (statuses, first_breaks, graded_here) = match &record.node_status {
         Some(statuses) => (statuses.clone(), record.first_breaks.clone(), false),
         None if record.is_finished() => match grade_record(&record, index, GradeOptions::default()) {
@@ -73,7 +77,9 @@ pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
         .iter()
         .map(|(output, status)| NodeLine { output: output.clone(), node: node_for(output, &record.sample), status: status.as_str(), first_break: first_breaks.contains(output) })
         .collect();
-    let outline = graph_of(&record.sample)
+    let instance = graph_of(&record.sample);
+    let outline = instance
+        .as_ref()
         .map(|instance| {
             let mut notes = instance.notes.clone();
             for line in &nodes {
@@ -85,7 +91,7 @@ pub fn breaks_of(sample: &Json, index: usize) -> Breaks {
             crate::app::editor::outline::annotated(&instance.graph, &notes)
         })
         .unwrap_or_default();
-    let drawing = match graph_of(&record.sample) {
+    let drawing = match instance {
         None => BreakDrawing::Unavailable { reason: "the record names no task stage".into() },
         Some(instance) if instance.graph.nodes().len() > DETAIL_NODES => BreakDrawing::TooLarge { nodes: instance.graph.nodes().len() },
         Some(instance) => {

@@ -25,7 +25,7 @@ mod list;
 mod search;
 mod view;
 
-pub use breaks::{breaks_of, heat_map, BreakDrawing, Breaks, NodeLine};
+pub use breaks::{breaks_in, breaks_of, heat_map, BreakDrawing, Breaks, NodeLine};
 pub use list::*;
 pub use search::*;
 pub use view::*;

@@ -276,7 +276,7 @@ pub fn transcript_of(sample: &Json, index: usize) -> Transcript {
     if record.requests.is_none() {
         notes.push("This file records no request log: how much of the conversation each request sent, and its tokens, are not known.".into());
     }
-    let breaks = breaks_of(sample, index);
+    let breaks = breaks_in(&record, index);
     if breaks.graded_here && !breaks.nodes.is_empty() {
         notes.push("This file records no per-node statuses: they are graded here from the stored answers.".into());
     }
