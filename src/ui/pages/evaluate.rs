@@ -139,27 +139,30 @@ pub fn EvaluatePage() -> impl IntoView {
         control.set_value(run_control.clone());
         spawn_local(run::drive(spec, config, endpoint, view_of_run, run_control));
     };
+    // A new run's record: the page's settings and endpoint now, under `id` and `name`.
+    let new_spec = move |id: String, name: String, samples: Vec<Value>, topology: String, strategy: String, endpoint: &Endpoint| RunSpec {
+        id,
+        name,
+        finished: false,
+        samples,
+        topology,
+        strategy,
+        max_tokens: max_tokens.get_untracked(),
+        base_url: endpoint.base_url.clone(),
+        model: endpoint.model.clone(),
+        settings: evaluation.settings.get_untracked(),
+        provider: endpoint.profile().key.to_string(),
+        wire: endpoint.wire().as_str().to_string(),
+        adaptations: Value::Null,
+    };
     let launch = move |(samples, topology): (Vec<Value>, String)| {
         let endpoint = endpoint.get_untracked();
         // Refused before anything is sent or stored (a run's record keeps its base URL).
         if let Some(problem) = endpoint.base_url_problem() {
             return error.set(problem);
         }
-        let spec = RunSpec {
-            id: format!("run-{}", js_sys::Date::now() as u64),
-            name: String::new(),
-            finished: false,
-            samples,
-            topology,
-            strategy: strategy.with_untracked(|s| s.to_string()),
-            max_tokens: max_tokens.get_untracked(),
-            base_url: endpoint.base_url.clone(),
-            model: endpoint.model.clone(),
-            settings: evaluation.settings.get_untracked(),
-            provider: endpoint.profile().key.to_string(),
-            wire: endpoint.wire().as_str().to_string(),
-            adaptations: Value::Null,
-        };
+        let id = format!("run-{}", js_sys::Date::now() as u64);
+        let spec = new_spec(id, String::new(), samples, topology, strategy.with_untracked(|s| s.to_string()), &endpoint);
         execute(spec, endpoint);
     };
     // A strategy lab: every strategy of the lab on the same samples, one run after another (each an ordinary
@@ -177,20 +180,9 @@ pub fn EvaluatePage() -> impl IntoView {
             .iter()
             .zip(&strategies)
             .enumerate()
-            .map(|(at, (text, strategy))| RunSpec {
-                id: run_id(stamp, at),
-                name: format!("lab {}/{} · {text}", at + 1, texts.len()),
-                finished: false,
-                samples: samples.clone(),
-                topology: topology.clone(),
-                strategy: strategy.to_string(),
-                max_tokens: max_tokens.get_untracked(),
-                base_url: endpoint.base_url.clone(),
-                model: endpoint.model.clone(),
-                settings: evaluation.settings.get_untracked(),
-                provider: endpoint.profile().key.to_string(),
-                wire: endpoint.wire().as_str().to_string(),
-                adaptations: Value::Null,
+            .map(|(at, (text, strategy))| {
+                let name = format!("lab {}/{} · {text}", at + 1, texts.len());
+                new_spec(run_id(stamp, at), name, samples.clone(), topology.clone(), strategy.to_string(), &endpoint)
             })
             .collect();
         // Every run's settings are checked before the first request.
