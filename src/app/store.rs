@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use crate::app::catalog::{select, Query, Row};
-use crate::app::drawing::draw;
+use crate::app::browse::catalog::{select, Query, Row};
+use crate::app::instance::drawing::draw;
 use crate::app::instance::{answer_of, pictures_of, seed_of, stage_truths, Detail};
-use crate::app::roles::recognise;
+use crate::app::instance::roles::recognise;
 
 /// One stored sample (serde: a helper worker hands the samples it made to the worker that holds the store).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -164,7 +164,7 @@ impl Store {
             answer,
             seed: seed_of(&record, dataset.summary.as_ref()),
             drawing: draw(&record),
-            outline: crate::app::drawing::outline_of(&record),
+            outline: crate::app::instance::drawing::outline_of(&record),
             pictures: pictures_of(&record),
         })
     }
@@ -173,7 +173,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::catalog::SortKey;
+    use crate::app::browse::catalog::SortKey;
     use crate::app::instance::row_of;
     use serde_json::json;
 

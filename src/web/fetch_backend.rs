@@ -14,7 +14,7 @@ use crate::engine::agent::openai_wire::{reply_json, StreamDelta};
 use crate::engine::agent::provider::{RequestShape, Resend};
 use crate::engine::agent::retry::wait_from_headers;
 use crate::engine::agent::wire::{self, Accumulator};
-use crate::app::endpoint_check::{probe_picture, read_image_reply, Probe, Seen};
+use crate::app::evaluate::check::{probe_picture, read_image_reply, Probe, Seen};
 use crate::engine::agent::{
     send_with_retries, AgentError, CallFailure, ChatBackend, ChatReply, ChatRequest, Endpoint, EpisodeEvent, Message, RequestKind, RetryPolicy, Role,
 };
@@ -366,7 +366,7 @@ impl ChatBackend for Journaled<'_> {
 }
 
 /// Runs the endpoint check's probes in order (`/models` through the CORS preflight, a plain chat call, a call
-/// offering the calculator, a call with a picture of a number) and says what each saw; `app::endpoint_check`
+/// offering the calculator, a call with a picture of a number) and says what each saw; `app::evaluate::check`
 /// explains them. The chat calls go as a run's would (its temperature, its repair completion limit), so a
 /// refused parameter is met the way the run will meet it; the returned sentences say what the run will adapt.
 /// A failed fetch is retried once as a no-CORS request: if that reaches the server, the browser refused the

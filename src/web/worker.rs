@@ -14,7 +14,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::app::jobs::{FromWorker, Job, JobRequest, ToWorker};
-use crate::app::split;
+use crate::app::jobs::split;
 use crate::app::store::Store;
 use crate::engine::tasks::registry::{builtin, Registry};
 
@@ -31,7 +31,7 @@ struct Scheduler {
     scheduled: bool,
     /// Workers a generation may use in all (`ToWorker::Workers`); 1 on the main thread.
     wanted: usize,
-    /// Helper workers this worker started for spread generations (`app::split`).
+    /// Helper workers this worker started for spread generations (`app::jobs::split`).
     helpers: Vec<Helper>,
     /// Blocks lent to helpers: helper job id → (helper, job id, positions).
     lent: HashMap<u64, (usize, u64, Range<usize>)>,

@@ -711,7 +711,7 @@ fn checker_flags_an_agent_import_in_grade_and_layout_outside_render() {
     assert!(check_source("src/engine/render.rs", layout).is_empty());
     let web = check_source("src/web/storage.rs", "//! Storage.\nuse crate::ui::state::AppState;\nuse crate::app::jobs::Job;\n");
     assert_eq!(rules(&web).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2]);
-    let app = check_source("src/app/editor.rs", "//! Editor.\nuse crate::web::storage;\nuse web_sys::Window;\nuse crate::engine::graph::TaskGraph;\n");
+    let app = check_source("src/app/design.rs", "//! Editor.\nuse crate::web::storage;\nuse web_sys::Window;\nuse crate::engine::graph::TaskGraph;\n");
     assert_eq!(rules(&app).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 3]);
 }
 
@@ -743,10 +743,10 @@ fn checker_flags_a_page_importing_a_page_and_the_cli_importing_past_the_engine()
     assert!(check_source("src/ui/pages/results/compare.rs", "//! Compare.\nuse super::charts::Chart;\n").is_empty());
     let found = check_source("src/ui/pages/results/compare.rs", "//! Compare.\nuse super::super::evaluate::budget::PriceFields;\n");
     assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![2]);
-    let cli = "//! Site.\nuse arbigraph_studio::engine::dataset;\nuse arbigraph_studio::engine::generate::plan::plan;\nuse arbigraph_studio::{app::catalog::Row, web::files};\nuse crate::files::read;\nuse arbigraph_studio::app::plan::plan;\n";
+    let cli = "//! Site.\nuse arbigraph_studio::engine::dataset;\nuse arbigraph_studio::engine::generate::plan::plan;\nuse arbigraph_studio::{app::browse::catalog::Row, web::files};\nuse crate::files::read;\nuse arbigraph_studio::app::plan::plan;\n";
     let found = check_source("src/bin/arbigraph/site.rs", cli);
     assert_eq!(rules(&found).iter().map(|r| r.0).collect::<Vec<_>>(), vec![4, 4, 6], "{found:#?}");
-    assert!(found[0].rule.contains("`app::catalog::Row`") && found[1].rule.contains("`web::files`"));
+    assert!(found[0].rule.contains("`app::browse::catalog::Row`") && found[1].rule.contains("`web::files`"));
 }
 
 #[test]
@@ -780,4 +780,30 @@ fn checker_flags_record_fields_read_by_name_outside_the_record_modules() {
     assert!(check_source("src/app/view_tests.rs", planted).is_empty(), "tests build and inspect records directly");
     let in_tests = format!("{planted}#[cfg(test)]\nmod tests {{ fn f() {{ x.get(\"prompt\"); }} }}\n");
     assert_eq!(check_source("src/app/view.rs", &in_tests).len(), 3, "a module's own tests may");
+}
+
+/// Modules with files of their own use one style: `name/mod.rs`, never `name.rs` beside a folder `name/`
+/// (the tree's majority style). Returns each module written the other way.
+fn modules_beside_their_folder(files: &[String]) -> Vec<String> {
+    files
+        .iter()
+        .filter_map(|file| {
+            let folder = format!("{}/", file.strip_suffix(".rs")?);
+            files.iter().any(|other| other.starts_with(&folder)).then(|| format!("`{file}` sits beside `{folder}`: move it to `{folder}mod.rs`"))
+        })
+        .collect()
+}
+
+#[test]
+fn modules_with_parts_live_in_their_folder_as_mod_rs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    rust_files(&root.join("src"), &mut paths);
+    let files: Vec<String> = paths.iter().filter_map(|p| Some(p.strip_prefix(root).ok()?.display().to_string())).collect();
+    assert!(files.iter().filter(|f| f.ends_with("/mod.rs")).count() > 30, "the walk found too few module folders");
+    let found = modules_beside_their_folder(&files);
+    assert!(found.is_empty(), "one module-file style:\n{found:#?}");
+    // Planted: a module file beside its folder is found; a file whose name merely starts like a folder is not.
+    let planted = ["src/ui/pages/results.rs", "src/ui/pages/results/samples.rs", "src/app/store.rs", "src/app/store_x/a.rs"].map(String::from);
+    assert_eq!(modules_beside_their_folder(&planted), vec!["`src/ui/pages/results.rs` sits beside `src/ui/pages/results/`: move it to `src/ui/pages/results/mod.rs`".to_string()]);
 }

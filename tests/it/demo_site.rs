@@ -3,7 +3,7 @@
 //! the same shard texts, and records that are the shards' lines. And a site built from a release dist, whose
 //! assets carry precompressed copies: the copies of the page whose start page the site changed go.
 
-use arbigraph_studio::app::demo;
+use arbigraph_studio::app::browse::demo;
 use arbigraph_studio::app::jobs::{FromWorker, Job, JobRequest};
 use arbigraph_studio::app::store::Store;
 use arbigraph_studio::engine::dataset::site::{SiteIndex, INDEX_PATH};

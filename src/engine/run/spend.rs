@@ -1,6 +1,6 @@
 //! A run's spend: prices per million tokens, the optional budgets in tokens or money, the tokens spent so far
 //! (`Meter`), and the reason a spent budget gives for stopping. The estimate before a run starts is the app's
-//! (`app::estimate`); what the run actually spends, and when that must stop it, is here.
+//! (`app::evaluate::estimate`); what the run actually spends, and when that must stop it, is here.
 
 use serde::{Deserialize, Serialize};
 

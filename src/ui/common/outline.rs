@@ -1,4 +1,4 @@
-//! The graph outline (`[data-testid="graph-outline"]`): `app::editor::outline`'s entries as an ordered list,
+//! The graph outline (`[data-testid="graph-outline"]`): `app::design::outline`'s entries as an ordered list,
 //! each a button named by its whole sentence, so a screen reader walks the graph node by node and a keyboard
 //! user tabs through it. Clicking an entry hands its node id to `pick` (Design selects and centres the node);
 //! without `pick` (a record's graph on Browse and Results) the entries are plain text, notes included.
@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::outline::OutlineItem;
+use crate::app::design::outline::OutlineItem;
 
 /// Entries drawn at most; the rest are counted.
 const SHOWN: usize = 400;

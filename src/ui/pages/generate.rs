@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::engine::generate::form::GenerateForm;
-use crate::app::link::Link;
+use crate::app::browse::link::Link;
 use crate::engine::generate::plan::{ALL_FAMILIES, PAPER};
 use crate::engine::dataset::FileFormat;
 use crate::ui::common::ErrorView;

@@ -2,26 +2,26 @@
 //! files, a static site's hosted datasets), each dataset's rows (the samples themselves stay in the job
 //! runner's store), the filters and the list they give, the selection and the open instance. Hosted datasets
 //! load shard by shard as the list shows them. Every long step is a job (`web::worker`). The view lives in the
-//! address (`app::browse_url`): filter edits replace it, opening and closing an instance push a history entry,
+//! address (`app::browse::url`): filter edits replace it, opening and closing an instance push a history entry,
 //! and `restore` brings an address back (on load, back and forward), waiting for a dataset still to come.
 
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 
-use crate::app::browse_url::BrowseAddress;
-use crate::app::catalog::{Query, Row};
-use crate::app::demo;
+use crate::app::browse::url::BrowseAddress;
+use crate::app::browse::catalog::{Query, Row};
+use crate::app::browse::demo;
 use crate::engine::generate::form::GenerateForm;
 use crate::app::instance::Detail;
 use crate::app::jobs::{FromWorker, JobRequest};
-use crate::app::link::Link;
+use crate::app::browse::link::Link;
 use crate::engine::dataset::site::{SiteDataset, SiteIndex, INDEX_PATH, START_META};
 use crate::web::files::fetch_text;
 use crate::web::worker::{self, JobHandle};
 
 /// The key of the generated run's dataset.
-pub use crate::app::browse_url::GENERATED;
+pub use crate::app::browse::url::GENERATED;
 /// The key of a regenerated link's dataset.
 pub const LINKED: &str = "link";
 
@@ -138,7 +138,7 @@ impl BrowseState {
 
     /// Reads `datasets/index.json` beside the app and lists its datasets. The app's own build (a page without
     /// the `<meta>` a site built by `arbigraph site` carries) has none and asks for nothing: the worker generates
-    /// the demo datasets (`app::demo`) and they are listed the same way.
+    /// the demo datasets (`app::browse::demo`) and they are listed the same way.
     async fn load_site(self) {
         let selector = format!("meta[name=\"{START_META}\"]");
         if document().query_selector(&selector).ok().flatten().is_none() {

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use crate::app::editor::draw::{marks, Marks};
-use crate::app::editor::gesture::Gesture;
-use crate::app::editor::recent::{RecentGraph, RecentList, CURRENT_KEY, RECENT_KEY};
-use crate::app::editor::{import, EditorModel, Notice, NoticeLevel};
+use crate::app::design::draw::{marks, Marks};
+use crate::app::design::gesture::Gesture;
+use crate::app::design::recent::{RecentGraph, RecentList, CURRENT_KEY, RECENT_KEY};
+use crate::app::design::{import, EditorModel, Notice, NoticeLevel};
 use crate::app::jobs::{FromWorker, JobRequest};
 use crate::engine::graph::{self, GraphIssue, NodeId, TaskGraph};
 use crate::web::{local_storage, worker};
@@ -274,8 +274,8 @@ impl DesignState {
             FromWorker::Parsed { json, .. } => {
                 state.busy.set(None);
                 if let Ok(placed) = graph::from_json_str(&json) {
-                    let positions: Vec<(NodeId, crate::app::editor::geometry::Point)> =
-                        placed.nodes().iter().filter_map(|n| n.position.map(|(x, y)| (n.id.clone(), crate::app::editor::geometry::Point::new(x, y)))).collect();
+                    let positions: Vec<(NodeId, crate::app::design::geometry::Point)> =
+                        placed.nodes().iter().filter_map(|n| n.position.map(|(x, y)| (n.id.clone(), crate::app::design::geometry::Point::new(x, y)))).collect();
                     let now = js_sys::Date::now();
                     state.update(|m| m.move_to("tidy up", &positions, now));
                 }

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::app::lab::{Lab, LabProgress};
+use crate::app::evaluate::lab::{Lab, LabProgress};
 
 /// The lab and the comparison it opens.
 #[derive(Clone, Copy)]

@@ -42,14 +42,14 @@ pub struct AppState {
     /// The strategy lab of Evaluate and the comparison Results shows.
     pub lab: LabState,
     /// The latest results file made or loaded in this tab (reference layout), if any.
-    pub results: RwSignal<Option<std::sync::Arc<crate::app::results_data::ResultsData>>>,
+    pub results: RwSignal<Option<std::sync::Arc<crate::app::results::data::ResultsData>>>,
 }
 
 impl AppState {
     /// Shows what a `#/browse?…` address names (`BrowseState::restore`); a generated run the address carries the
     /// settings of, and which this tab does not have, is generated again.
     pub fn follow_browse_address(&self, hash: &str) {
-        let (address, problems) = crate::app::browse_url::BrowseAddress::parse(crate::app::hash::hash_query(hash));
+        let (address, problems) = crate::app::browse::url::BrowseAddress::parse(crate::app::hash::hash_query(hash));
         let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
         if let Some((form, graph)) = self.browse.restore(address, &problems) {
             if self.generation.progress.with_untracked(Option::is_none) {

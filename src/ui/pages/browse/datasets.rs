@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::demo;
+use crate::app::browse::demo;
 use crate::app::jobs::{FromWorker, JobRequest};
 use crate::engine::dataset::FileFormat;
 use crate::ui::common::file_size;
@@ -53,7 +53,7 @@ pub fn SiteDatasets() -> impl IntoView {
             .map(|d| {
                 let key = format!("site:{}", d.name);
                 let shown = key.clone();
-                let link = format!("#/browse?dataset={}", crate::app::link::encode(&d.name));
+                let link = format!("#/browse?dataset={}", crate::app::browse::link::encode(&d.name));
                 view! {
                     <tr class="site-dataset" class:site-dataset--current=move || browse.current.get().as_deref() == Some(shown.as_str())
                         data-dataset=d.name.clone() on:click=move |_| browse.show(&key)>

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::catalog::{Facets, Query, SortKey};
+use crate::app::browse::catalog::{Facets, Query, SortKey};
 use crate::ui::state::AppState;
 
 /// Milliseconds of quiet typing before the text search runs.

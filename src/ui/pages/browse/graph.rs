@@ -1,14 +1,14 @@
 //! A large instance graph at the level of detail its zoom allows: all boxes as one path and all edges as
 //! another (so thousands of nodes cost a few DOM elements), labels only for the boxes in view once they are
 //! legible, a minimap with the viewport, wheel zoom around the pointer, drag to pan. The maths is
-//! `app::drawing::View`.
+//! `app::instance::drawing::View`.
 
 use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::app::drawing::{boxes_path, edges_path, labelled, Overview, View};
+use crate::app::instance::drawing::{boxes_path, edges_path, labelled, Overview, View};
 
 /// The drawing's height in pixels.
 const HEIGHT: f64 = 440.0;

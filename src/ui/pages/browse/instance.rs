@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::app::drawing::Drawing;
+use crate::app::instance::drawing::Drawing;
 use crate::app::instance::{prompt_chunks, Detail};
-use crate::app::link::{regenerating, Link};
+use crate::app::browse::link::{regenerating, Link};
 use crate::ui::common::{GraphOutline, RoleLegend};
 use crate::ui::state::{AppState, BrowseState, Source};
 use crate::web::files::copy_text;

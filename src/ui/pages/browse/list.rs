@@ -6,7 +6,7 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::app::catalog::{index_at, position_of, Row};
+use crate::app::browse::catalog::{index_at, position_of, Row};
 use crate::app::list_window::ListGeometry;
 use crate::ui::state::{AppState, BrowseState, Source};
 

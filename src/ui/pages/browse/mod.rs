@@ -1,6 +1,6 @@
 //! Browse: the instance browser over whatever is generated, opened or hosted. A dataset picker (and a static
 //! site's dataset list), filters, the virtualised list and the instance view; keys j/k or arrows move, Enter
-//! opens, Escape closes. The address (`#/browse?…`, `app::browse_url`) carries the dataset, the filters and the
+//! opens, Escape closes. The address (`#/browse?…`, `app::browse::url`) carries the dataset, the filters and the
 //! open instance: it is followed when the page opens and on back and forward (`AppState::follow_browse_address`).
 
 mod datasets;
@@ -13,7 +13,7 @@ mod pictures;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::catalog::{index_at, position_of};
+use crate::app::browse::catalog::{index_at, position_of};
 use crate::app::list_window::ListKey;
 use crate::ui::common::{DropZone, ErrorView, OpenFileButton, RunProgress};
 use crate::ui::state::{AppState, BrowseState};

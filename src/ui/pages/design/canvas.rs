@@ -1,16 +1,16 @@
 //! The canvas: an SVG whose layers are the model's drawing (scene and gesture overlay, as markup made by
-//! `app::editor::draw`) under the viewport's transform. It forwards pointer, wheel and file-drop events to
+//! `app::design::draw`) under the viewport's transform. It forwards pointer, wheel and file-drop events to
 //! the model; pointer moves and releases arrive through window listeners (set up by the page), so drags
 //! that leave the canvas, palette drags and captured touches all reach the same state machine.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::editor::draw::{self, DrawContext};
-use crate::app::editor::geometry::Point;
-use crate::app::editor::gesture::{PointerInput, PointerKind};
-use crate::app::editor::import;
-use crate::app::editor::lod;
+use crate::app::design::draw::{self, DrawContext};
+use crate::app::design::geometry::Point;
+use crate::app::design::gesture::{PointerInput, PointerKind};
+use crate::app::design::import;
+use crate::app::design::lod;
 use crate::ui::state::{AppState, DesignState, OpenAs};
 use crate::web::files::file_text;
 
@@ -170,7 +170,7 @@ pub fn open_file(design: DesignState, file: web_sys::File) {
     let name = file.name();
     let bytes = file.size() as usize;
     if let Err(e) = import::check_size(&name, bytes) {
-        design.say(crate::app::editor::NoticeLevel::Error, e.to_string());
+        design.say(crate::app::design::NoticeLevel::Error, e.to_string());
         return;
     }
     design.busy.set(Some(format!("reading {name}…")));
@@ -179,7 +179,7 @@ pub fn open_file(design: DesignState, file: web_sys::File) {
             Ok(text) => design.open_text(name, text, OpenAs::Replace),
             Err(e) => {
                 design.busy.set(None);
-                design.say(crate::app::editor::NoticeLevel::Error, e);
+                design.say(crate::app::design::NoticeLevel::Error, e);
             }
         }
     });

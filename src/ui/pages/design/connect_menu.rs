@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::editor::keys::KeyInput;
+use crate::app::design::keys::KeyInput;
 use crate::ui::state::AppState;
 
 /// The connect list, under the focused node while open.

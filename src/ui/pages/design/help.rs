@@ -1,8 +1,8 @@
-//! The `?` overlay: every shortcut and gesture of the canvas, from `app::editor::keys::SHORTCUTS`.
+//! The `?` overlay: every shortcut and gesture of the canvas, from `app::design::keys::SHORTCUTS`.
 
 use leptos::prelude::*;
 
-use crate::app::editor::keys::SHORTCUTS;
+use crate::app::design::keys::SHORTCUTS;
 use crate::ui::state::AppState;
 
 /// The help overlay (shown while `help_open`).

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::catalog::{choices, function_choices, FunctionChoice, TaskChoice};
+use crate::app::design::catalog::{choices, function_choices, FunctionChoice, TaskChoice};
 use crate::engine::graph::{GraphFunctions, Node, NodeId, NodeKind, TaskNode};
 use crate::engine::tasks::Family;
 use crate::engine::value::Kind;
@@ -97,7 +97,7 @@ fn node_view(node: Node, is_target: bool, inputs: Vec<NodeId>) -> impl IntoView 
                         let _ = m.set_pick_index(&id, index, now);
                     });
                 }
-                Err(_) => design.say(crate::app::editor::NoticeLevel::Error, "the pick index must be a whole number"),
+                Err(_) => design.say(crate::app::design::NoticeLevel::Error, "the pick index must be a whole number"),
             };
             view! {
                 <p class="design-hint">"Takes element [index] of its list input and passes it on as a scalar."</p>
@@ -214,7 +214,7 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
         }
         let family = family?;
         let id = u32::try_from(pinned?).ok()?;
-        with_registry(|r| r.by_task_id(family, id).map(|t| (t.info().name.clone(), crate::app::editor::catalog::signature(t.info()))))
+        with_registry(|r| r.by_task_id(family, id).map(|t| (t.info().name.clone(), crate::app::design::catalog::signature(t.info()))))
     };
     let kinds = ["", "scalar", "list"];
     let kind_options = move |selected: String| kinds.iter().map(move |k| view! { <option value=*k selected=selected == *k>{if k.is_empty() { "any" } else { k }}</option> }).collect_view();

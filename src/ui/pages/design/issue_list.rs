@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::outline::outline;
+use crate::app::design::outline::outline;
 use crate::engine::graph::{NodeId, Severity};
 use crate::ui::common::GraphOutline;
 use crate::ui::state::AppState;

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::draw::minimap;
-use crate::app::editor::geometry::Point;
+use crate::app::design::draw::minimap;
+use crate::app::design::geometry::Point;
 use crate::ui::state::AppState;
 
 /// The minimap's size in pixels.

@@ -1,4 +1,4 @@
-//! Design: a drag-and-drop editor of task graphs. The canvas (SVG, drawn from `app::editor`), the palette
+//! Design: a drag-and-drop editor of task graphs. The canvas (SVG, drawn from `app::design`), the palette
 //! and presets, the inspector and the problem list, the toolbar (undo, tidy, files, share links), the help
 //! overlay, the node-link JSON panel, generation into the instance browser, and the Python box; for the
 //! keyboard, the connect list, the browser focus kept on the focused node, and the live region that reads
@@ -10,10 +10,10 @@ use std::cell::Cell;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::editor::catalog::{task_names as names_of, TaskNames};
-use crate::app::editor::keys::KeyInput;
-use crate::app::editor::share::{decode, find_in_query};
-use crate::app::editor::{KeyOutcome, NoticeLevel};
+use crate::app::design::catalog::{task_names as names_of, TaskNames};
+use crate::app::design::keys::KeyInput;
+use crate::app::design::share::{decode, find_in_query};
+use crate::app::design::{KeyOutcome, NoticeLevel};
 use crate::ui::route::hash_query;
 use crate::ui::state::{with_registry, AppState, DesignState, OpenAs};
 
@@ -243,7 +243,7 @@ fn open_shared_link(design: DesignState) {
     let hash = window().location().hash().unwrap_or_default();
     let Some(value) = find_in_query(hash_query(&hash)).map(str::to_string) else { return };
     match decode(&value) {
-        Ok(graph) => match crate::app::editor::tidy::with_positions(graph) {
+        Ok(graph) => match crate::app::design::tidy::with_positions(graph) {
             Ok(placed) => design.take_opened("shared link", placed, OpenAs::Replace),
             Err(e) => design.say(NoticeLevel::Error, format!("shared link: {e}")),
         },

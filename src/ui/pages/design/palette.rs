@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::gesture::PaletteItem;
+use crate::app::design::gesture::PaletteItem;
 use crate::ui::state::AppState;
 
 /// (label, hint, item, test id, family)

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::pictures::{difficulty, difficulty_of, fields, infeasible, label, with_field, with_numbering, DIFFICULTIES};
+use crate::app::design::pictures::{difficulty, difficulty_of, fields, infeasible, label, with_field, with_numbering, DIFFICULTIES};
 use crate::engine::tasks::image::ImageParams;
 use crate::ui::state::AppState;
 

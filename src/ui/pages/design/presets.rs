@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
-use crate::app::editor::presets::{build, preset, PRESETS};
-use crate::app::editor::NoticeLevel;
+use crate::app::design::presets::{build, preset, PRESETS};
+use crate::app::design::NoticeLevel;
 use crate::ui::state::AppState;
 
 /// The preset picker.

@@ -9,7 +9,7 @@ use crate::engine::tasks::python_trace::{TraceOptions, UserFunction};
 use crate::engine::tasks::TaskContext;
 use crate::engine::value::{Kind, Number, Value};
 use crate::ui::common::PromptView;
-use crate::app::editor::NoticeLevel;
+use crate::app::design::NoticeLevel;
 use crate::app::jobs::roles_of;
 use crate::ui::state::AppState;
 

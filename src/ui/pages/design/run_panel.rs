@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::NoticeLevel;
+use crate::app::design::NoticeLevel;
 use crate::engine::generate::form::GenerateForm;
 use crate::app::jobs::roles_of;
 use crate::engine::generate::{self, GenerateConfig, Topology};

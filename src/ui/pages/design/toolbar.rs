@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::app::editor::model::ZOOM_STEP;
-use crate::app::editor::share::link_hash;
-use crate::app::editor::NoticeLevel;
+use crate::app::design::model::ZOOM_STEP;
+use crate::app::design::share::link_hash;
+use crate::app::design::NoticeLevel;
 use crate::engine::graph;
 use crate::engine::render::{to_dot, to_svg, RenderOptions};
 use crate::ui::state::{AppState, OpenAs};

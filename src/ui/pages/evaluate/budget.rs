@@ -3,12 +3,12 @@
 //! input read from a provider's prompt cache is billed at its own price, reasoning tokens as output) and an
 //! optional budget in tokens or in
 //! money (`budget-tokens`, `budget-cost`) that stops the run cleanly. A bad value is refused beside the fields
-//! (`[data-testid="budget-error"]`). The rules and the estimate are `app::estimate`'s.
+//! (`[data-testid="budget-error"]`). The rules and the estimate are `app::evaluate::estimate`'s.
 
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::app::estimate::{estimate, estimate_line};
+use crate::app::evaluate::estimate::{estimate, estimate_line};
 use crate::engine::agent::prompts::SYSTEM_PROMPT;
 use crate::ui::common::{spend_field, PriceFields};
 use crate::ui::state::AppState;

@@ -1,10 +1,10 @@
 //! The endpoint check: one button that probes the endpoint (CORS preflight and `/models`, a plain chat call, a
-//! tool call, a picture to read) and a line per probe with what failed and how to fix it (`app::endpoint_check` decides which).
+//! tool call, a picture to read) and a line per probe with what failed and how to fix it (`app::evaluate::check` decides which).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::endpoint_check::{explain_for, parameters_line, CheckLine, Probe};
+use crate::app::evaluate::check::{explain_for, parameters_line, CheckLine, Probe};
 use crate::engine::agent::Endpoint;
 use crate::ui::common::{sentence, with_code};
 use crate::ui::state::AppState;

@@ -2,11 +2,11 @@
 //! picker, with its parameters, at the end of the lab's list (`lab-item` each, with `lab-remove`); *Run lab*
 //! (`lab-run`) runs them all, one after another, on the same samples against the endpoint above, and Results
 //! then opens their comparison; `lab-status` says where a running lab stands, `lab-error` why something was
-//! refused. The rules are `app::lab`'s, the state `ui::state::LabState`'s; the page runs the lab.
+//! refused. The rules are `app::evaluate::lab`'s, the state `ui::state::LabState`'s; the page runs the lab.
 
 use leptos::prelude::*;
 
-use crate::app::lab::label;
+use crate::app::evaluate::lab::label;
 use crate::ui::state::AppState;
 
 /// The panel. `on_run` starts the lab; `busy` is true while a run or a lab goes or samples are gathered.

@@ -2,15 +2,15 @@
 //! `[data-testid="run-item"]` each with its name, progress and model, and its actions: open its results on
 //! Results (`run-open`), resume an unfinished run (`run-resume`), run its failed samples again
 //! (`run-retry-failed`), rename it (`run-rename`, then `run-name` and Enter) and delete it (`run-delete`, asked
-//! twice); a strategy lab's run also opens the comparison of its lab's runs on Results (`run-compare-lab`). The summaries are `app::run_board`'s; the page supplies resuming and retrying.
+//! twice); a strategy lab's run also opens the comparison of its lab's runs on Results (`run-compare-lab`). The summaries are `app::evaluate::board`'s; the page supplies resuming and retrying.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::lab::{label, lab_of, lab_runs};
-use crate::app::results_data::ResultsData;
-use crate::app::run_board::{checked_name, newest_first, summarize, RunSummary};
-use crate::app::stored_run::RunSpec;
+use crate::app::evaluate::lab::{label, lab_of, lab_runs};
+use crate::app::results::data::ResultsData;
+use crate::app::evaluate::board::{checked_name, newest_first, summarize, RunSummary};
+use crate::app::evaluate::stored_run::RunSpec;
 use crate::ui::state::AppState;
 use crate::web::storage::{Store, RUNS, SAMPLES, TURNS};
 

@@ -8,11 +8,11 @@
 //! completion limit (`[data-testid="repair-max-tokens"]`) and extra request headers
 //! (`[data-testid="extra-headers"]`, secrets kept in memory like the key). A bad value is refused beside the
 //! fields (`[data-testid="settings-error"]`) and the last good setting stays. The rules are
-//! `app::run_settings`.
+//! `app::evaluate::settings`.
 
 use leptos::prelude::*;
 
-use crate::app::run_settings::{parse_headers, RunSettings};
+use crate::app::evaluate::settings::{parse_headers, RunSettings};
 use crate::engine::agent::provider::{profile, Wire, PROFILES};
 use crate::ui::common::with_code;
 use crate::ui::state::AppState;

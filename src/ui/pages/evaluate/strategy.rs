@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::strategy_form::{choices, choose, params_of, with_param};
+use crate::app::evaluate::strategy_form::{choices, choose, params_of, with_param};
 use crate::engine::agent::Strategy;
 
 /// The picker and the parameters of `strategy`.

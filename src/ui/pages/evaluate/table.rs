@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
-use crate::app::run_board::Row;
+use crate::app::evaluate::board::Row;
 
 /// Rows drawn per frame (about 200 rows build in a few tens of milliseconds in an optimised build).
 const ROWS_PER_FRAME: usize = 200;

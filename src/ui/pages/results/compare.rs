@@ -13,8 +13,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::app::compare::{compare_files, spend_table, CompareTable, Flip, RunSpend};
-use crate::app::transcript::transcript_of;
+use crate::app::results::compare::{compare_files, spend_table, CompareTable, Flip, RunSpend};
+use crate::app::results::transcript::transcript_of;
 use crate::ui::common::ErrorView;
 use crate::ui::common::PriceFields;
 use crate::ui::state::AppState;
@@ -111,7 +111,7 @@ pub fn CompareRuns() -> impl IntoView {
                 {flip_list(&t.flips, files, open)}
                 {t.curves.clone().map(|svg| view! {
                     <figure class="results-chart">
-                        // Built by app::charts from numbers and escaped labels only.
+                        // Built by app::results::charts from numbers and escaped labels only.
                         <div inner_html=svg></div>
                         <figcaption>"Context curves: mean prompt tokens per turn, over the samples that reached the turn."</figcaption>
                     </figure>

@@ -2,7 +2,7 @@
 //! text `#tx-search`), a count (`[data-testid="transcript-count"]`) and a virtualised list
 //! (`[data-testid="transcript-list"]`) whose rows (`[data-testid="transcript-row"]`, with `data-index` and
 //! `data-status`) open the sample's transcript on click, or on Enter once selected with the arrow keys. Rows
-//! and filtering are `app::transcript`; the window maths is `app::list_window`.
+//! and filtering are `app::results::transcript`; the window maths is `app::list_window`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,8 +12,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::app::list_window::{ListGeometry, ListKey};
-use crate::app::results_data::ResultsData;
-use crate::app::transcript::{count_line, filter_rows, grouped, RowFilter, SampleRow, Search, Verdict};
+use crate::app::results::data::ResultsData;
+use crate::app::results::transcript::{count_line, filter_rows, grouped, RowFilter, SampleRow, Search, Verdict};
 use crate::ui::state::AppState;
 
 /// Row height in pixels (`.tx-row` in results.css).

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::link::encode;
+use crate::app::browse::link::encode;
 use crate::engine::dataset::site::SiteResults;
 use crate::ui::common::file_size;
 use crate::ui::state::{AppState, SiteStatus};

@@ -3,12 +3,12 @@
 //! with each node's status, `[data-testid="break-graph"]`), and the conversation: every message with its role,
 //! its text (always as text), folded reasoning, tool calls with their results, harness messages marked with
 //! their purpose, the answers each turn gave, the pictures sent, and before each turn the request that asked
-//! for it with how much of the conversation it carried. The reading is `app::transcript`.
+//! for it with how much of the conversation it carried. The reading is `app::results::transcript`.
 
 use leptos::prelude::*;
 
 use crate::app::instance::{PictureSource, PictureView};
-use crate::app::transcript::{brief, context_curve_of, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
+use crate::app::results::transcript::{brief, context_curve_of, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
 use crate::ui::common::GraphOutline;
 use crate::ui::state::AppState;
 
@@ -81,7 +81,7 @@ pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize
             <BreakView breaks=breaks />
             {curve.map(|svg| view! {
                 <h3>"Context curve"</h3>
-                // Built by app::charts from numbers and escaped labels only.
+                // Built by app::results::charts from numbers and escaped labels only.
                 <figure class="results-chart tx-curve" data-testid="sample-context-curve">
                     <div inner_html=svg></div>
                     <figcaption>"Prompt tokens of each turn's request: how the context grew (or was kept small by the strategy)."</figcaption>

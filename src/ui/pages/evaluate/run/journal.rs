@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::app::stored_run::RunSpec;
+use crate::app::evaluate::stored_run::RunSpec;
 use crate::engine::agent::openai_wire::parse_reply;
 use crate::engine::agent::{ChatReply, RequestShape};
 use crate::engine::results::RunHeader;

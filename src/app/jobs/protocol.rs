@@ -1,0 +1,124 @@
+//! The worker protocol: what the page asks (`ToWorker`, carrying a `JobRequest`) and what comes back
+//! (`FromWorker`). Messages are serde JSON: the worker protocol of ARCHITECTURE.md's serialization invariant.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+use crate::app::browse::catalog::{Query, Row};
+use crate::app::instance::Detail;
+use crate::app::store::Stored;
+use crate::engine::dataset::FileFormat;
+use crate::engine::generate::form::GenerateForm;
+
+/// What a job is asked to do.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JobRequest {
+    /// Generate every run of the form's plan (one run, or the paper's layouts) into dataset `dataset`, streaming
+    /// rows; `graph` (node-link JSON) makes it a custom-graph run.
+    Generate { dataset: String, form: GenerateForm, graph: Option<String> },
+    /// Make positions `first..end` of the plan's runs (a block lent by the worker that runs a `Generate` split
+    /// over several workers, `app::jobs::split`): answered with `Made` messages, nothing stored here.
+    GenerateRange { form: GenerateForm, graph: Option<String>, first: usize, end: usize },
+    /// Regenerate one sample alone (a deep link) into dataset `dataset`, which then holds just that sample.
+    GenerateOne { dataset: String, form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
+    /// Regenerate the plan's runs and return each as a file, byte-identical to `arbigraph generate`'s.
+    Export { form: GenerateForm, graph: Option<String>, format: FileFormat },
+    /// Read a dataset file of any layout into dataset `dataset`. The worker adapter may fill `text` from a
+    /// file object sent beside the message.
+    OpenFile { dataset: String, name: String, text: String },
+    /// Read one shard (JSONL) of a hosted dataset of `total` samples, whose first sample is `first`.
+    LoadShard { dataset: String, name: String, first: usize, total: usize, summary: Option<Json>, text: String },
+    /// The positions of dataset `dataset` that `query` keeps.
+    Query { dataset: String, query: Query },
+    /// Everything the instance view shows of one sample.
+    Detail { dataset: String, index: usize },
+    /// Dataset `dataset` as a dataset file (every sample, or those at `positions`), answered as a `File` named
+    /// after the dataset: the samples an evaluation takes.
+    Samples { dataset: String, positions: Option<Vec<usize>> },
+    /// Drop a dataset.
+    Forget { dataset: String },
+    /// Draw a node-link graph as SVG.
+    Render { graph: String },
+    /// Parse a JSON file (a dataset or results file) and report what it is.
+    ParseJson { name: String, text: String },
+    /// Open a designer graph (a file, a drop, a paste): parse and check it and place the nodes without
+    /// positions, or with `arrange` lay every node out anew (a "tidy up" too big for the page). The answer is
+    /// `Parsed` with kind `graph`, the node count and the node-link JSON with positions.
+    OpenGraph { name: String, text: String, arrange: bool },
+    /// Generate the app's demo datasets (`app::browse::demo`) as site datasets `site:NAME`: answered with a `File` named
+    /// `datasets/index.json` holding the index a site would carry, then each dataset's rows.
+    DemoSite,
+}
+
+/// A message to the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Start job `id`.
+    Start { id: u64, request: JobRequest },
+    /// Stop job `id` at its next slice boundary.
+    Cancel { id: u64 },
+    /// Spread generations over `count` workers in all (this one and `count - 1` helpers it starts;
+    /// `app::jobs::split`). Sent by the page once, from `navigator.hardwareConcurrency`; without it, one worker.
+    Workers { count: usize },
+}
+
+/// A message from the worker (or from the main-thread fallback). Externally tagged: an internal tag would make
+/// serde buffer a whole message before reading it, which doubles the cost of a large instance on the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FromWorker {
+    /// `done` of `total` units finished.
+    Progress { id: u64, done: usize, total: usize },
+    /// Rows of dataset `dataset`, which has `total` slots.
+    Rows { id: u64, dataset: String, total: usize, rows: Vec<Row> },
+    /// A file was read into dataset `dataset`: its name, sample count and summary.
+    Opened { id: u64, dataset: String, name: String, samples: usize, summary: Option<Json> },
+    /// The positions a query kept, in order.
+    View { id: u64, dataset: String, indices: Vec<usize> },
+    /// One sample, for the instance view.
+    Detail { id: u64, detail: Box<Detail> },
+    /// Samples a helper made for a split generation: positions `first..` of the run, in order.
+    Made { id: u64, first: usize, samples: Vec<Stored> },
+    /// An exported file.
+    File { id: u64, name: String, text: String },
+    /// A rendered graph.
+    Drawing { id: u64, svg: String },
+    /// A parsed file, re-serialised compactly (parsing proved it is JSON), with its kind.
+    Parsed { id: u64, name: String, kind: String, samples: usize, json: String },
+    /// The job finished; `summary` says what it made (the dataset's summary object for generation runs).
+    Done { id: u64, summary: String },
+    /// The job stopped on a problem; `location` says where when the problem is in user input.
+    Failed { id: u64, message: String, location: Option<String> },
+    /// The job was cancelled.
+    Cancelled { id: u64 },
+    /// The worker has started and listens (sent once, with id 0, before any job message).
+    Ready { id: u64 },
+}
+
+impl FromWorker {
+    /// The job the message belongs to.
+    pub fn id(&self) -> u64 {
+        match self {
+            FromWorker::Progress { id, .. }
+            | FromWorker::Rows { id, .. }
+            | FromWorker::Opened { id, .. }
+            | FromWorker::View { id, .. }
+            | FromWorker::Detail { id, .. }
+            | FromWorker::Made { id, .. }
+            | FromWorker::File { id, .. }
+            | FromWorker::Drawing { id, .. }
+            | FromWorker::Parsed { id, .. }
+            | FromWorker::Done { id, .. }
+            | FromWorker::Failed { id, .. }
+            | FromWorker::Cancelled { id }
+            | FromWorker::Ready { id } => *id,
+        }
+    }
+
+    /// True for the last message of a job.
+    pub fn is_final(&self) -> bool {
+        matches!(self, FromWorker::Done { .. } | FromWorker::Failed { .. } | FromWorker::Cancelled { .. })
+    }
+}

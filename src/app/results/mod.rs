@@ -1,0 +1,8 @@
+//! The Results page's logic: `data` (a results file opened and graded a slice at a time), `transcript` (the
+//! list, its search, each sample's transcript and where its chain broke), `charts` (the dashboard's SVG charts)
+//! and `compare` (runs side by side).
+
+pub mod charts;
+pub mod compare;
+pub mod data;
+pub mod transcript;
