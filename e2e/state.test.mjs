@@ -119,6 +119,10 @@ test('Evaluate runs the graph drawn on Design: its rows are the graph\'s targets
   await page.locator('[data-testid="sample-limit"]').dispatchEvent('change');
   await page.selectOption('[data-testid="eval-source"]', 'design');
   assert.match(await page.textContent('[data-testid="eval-source-note"]'), /the graph on Design \(\d+ nodes\)/);
+  // The estimate covers the samples the run will take, from this source as from a file.
+  await page.click('[data-testid="estimate"]');
+  await page.waitForSelector('[data-testid="estimate-line"]');
+  assert.match(await page.textContent('[data-testid="estimate-line"]'), new RegExp(`^about [\\d,]+ input and [\\d,]+ output tokens over ${total} samples`));
   await startRun(page);
   await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 60000 });
   const designed = (await page.locator('[data-testid="sample-row"] td:nth-child(2)').allTextContents()).sort();
@@ -129,6 +133,8 @@ test('Evaluate runs the graph drawn on Design: its rows are the graph\'s targets
   // The Browse source: the dataset shown there (the designed graph's samples), all of them.
   await page.selectOption('[data-testid="eval-source"]', 'browse');
   assert.match(await page.textContent('[data-testid="eval-source-note"]'), /no filter is set, so all \d+ samples/);
+  await page.click('[data-testid="estimate"]');
+  await page.waitForFunction((n) => new RegExp(`over ${n} samples`).test(document.querySelector('[data-testid="estimate-line"]')?.textContent ?? ''), total);
   await startRun(page);
   await page.waitForSelector('#eval-done:has-text("finished")', { timeout: 60000 });
   const browsed = (await page.locator('[data-testid="sample-row"] td:nth-child(2)').allTextContents()).sort();

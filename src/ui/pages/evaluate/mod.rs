@@ -71,19 +71,10 @@ pub fn EvaluatePage() -> impl IntoView {
         }
         Ok((samples, crate::engine::dataset::inspect(json).topology))
     };
-    // The samples of the file (Browse and Design are gathered by the job runner, a built-in topology generated
-    // in the worker: `topology_samples`).
-    let dataset_samples = move || -> Result<(Vec<Value>, String), String> {
-        match source.get_untracked() {
-            SampleSource::File => {
-                let Some((name, json)) = loaded.get_untracked() else { return Err("no dataset file is loaded: choose one in \"a dataset file\" below, or another source".into()) };
-                file_samples(&name, &json)
-            }
-            SampleSource::Browse | SampleSource::Design => {
-                Err(format!("the estimate takes {}'s samples when a run starts them; pick the file or topology source to estimate first", source.get_untracked().label()))
-            }
-            SampleSource::Topology => Err("the topology's samples are generated in the worker".into()),
-        }
+    // The samples of the loaded file.
+    let loaded_samples = move || -> Result<(Vec<Value>, String), String> {
+        let Some((name, json)) = loaded.get_untracked() else { return Err("no dataset file is loaded: choose one in \"a dataset file\" below, or another source".into()) };
+        file_samples(&name, &json)
     };
 
     // The samples a run would cover: the first `limit`, each once per epoch.
@@ -91,22 +82,30 @@ pub fn EvaluatePage() -> impl IntoView {
         let first: Vec<Value> = samples.into_iter().take(limit.get_untracked().max(1)).collect();
         (expand_epochs(&first, evaluation.settings.get_untracked().epochs), topology)
     };
-    let run_samples = move || -> Result<(Vec<Value>, String), String> { dataset_samples().map(first_samples) };
-    // The run's samples, handed to `then` once here: a built-in topology's generated in the worker (with its
-    // other workers), so the page never generates on its own thread.
-    let samples_then = move |then: Callback<Result<(Vec<Value>, String), String>>| {
-        if source.get_untracked() != SampleSource::Topology {
-            return then.run(run_samples());
+    // The run's samples, handed to `then` once here, from any source: the loaded file; the dataset on Browse or
+    // the graph on Design, gathered by the job runner; a built-in topology's generated in the worker (with its
+    // other workers), so the page never generates on its own thread. Run and Estimate both take them here.
+    let samples_then = move |then: Callback<Result<(Vec<Value>, String), String>>| match source.get_untracked() {
+        SampleSource::File => then.run(loaded_samples().map(first_samples)),
+        SampleSource::Browse | SampleSource::Design => {
+            evaluation.gathering.set(true);
+            spawn_local(async move {
+                let gathered = evaluation.gather(state.browse, state.design).await;
+                evaluation.gathering.set(false);
+                then.run(gathered.and_then(|json| file_samples(source.get_untracked().label(), &json)).map(first_samples));
+            });
         }
-        let form = form.get_untracked();
-        let topology = match form.to_config() {
-            Ok(config) => config.topology.name().to_string(),
-            Err(e) => return then.run(Err(e)),
-        };
-        spawn_local(async move {
-            let generated = topology_samples(form).await;
-            then.run(generated.and_then(|json| file_samples("the topology", &json)).map(|(samples, _)| first_samples((samples, topology))));
-        });
+        SampleSource::Topology => {
+            let form = form.get_untracked();
+            let topology = match form.to_config() {
+                Ok(config) => config.topology.name().to_string(),
+                Err(e) => return then.run(Err(e)),
+            };
+            spawn_local(async move {
+                let generated = topology_samples(form).await;
+                then.run(generated.and_then(|json| file_samples("the topology", &json)).map(|(samples, _)| first_samples((samples, topology))));
+            });
+        }
     };
     let estimate_samples: budget::SamplesFor = Callback::new(move |show: Callback<Result<Vec<Value>, String>>| {
         samples_then(Callback::new(move |given: Result<(Vec<Value>, String), String>| show.run(given.map(|(samples, _)| samples))));
@@ -228,31 +227,13 @@ pub fn EvaluatePage() -> impl IntoView {
     // Gathers the source's samples, then runs them with the strategy chosen, or every strategy of `lab`.
     let start_with = move |lab: Option<Vec<Strategy>>| {
         error.set(String::new());
-        let lab_of_file = lab.clone();
-        let go = move |samples: (Vec<Value>, String)| match lab {
-            Some(strategies) => run_lab(samples, strategies),
-            None => launch(samples),
-        };
-        match source.get_untracked() {
-            SampleSource::File | SampleSource::Topology => samples_then(Callback::new(move |given| match given {
-                Ok(s) => match lab_of_file.clone() {
-                    Some(strategies) => run_lab(s, strategies),
-                    None => launch(s),
-                },
-                Err(e) => error.set(e),
-            })),
-            SampleSource::Browse | SampleSource::Design => {
-                evaluation.gathering.set(true);
-                spawn_local(async move {
-                    let gathered = evaluation.gather(state.browse, state.design).await;
-                    evaluation.gathering.set(false);
-                    match gathered.and_then(|json| file_samples(source.get_untracked().label(), &json)) {
-                        Ok(s) => go(first_samples(s)),
-                        Err(e) => error.set(e),
-                    }
-                });
-            }
-        }
+        samples_then(Callback::new(move |given| match given {
+            Ok(samples) => match lab.clone() {
+                Some(strategies) => run_lab(samples, strategies),
+                None => launch(samples),
+            },
+            Err(e) => error.set(e),
+        }));
     };
     let start = move |_| start_with(None);
     let on_lab = Callback::new(move |()| start_with(Some(lab_state.lab.with_untracked(|l| l.strategies().to_vec()))));
