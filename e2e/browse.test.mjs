@@ -9,29 +9,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { serveDist, launch, removeQuietly, ROOT, DIST, SHOTS } from './harness.mjs';
+import { nativeCli, serveDist, launch, removeQuietly, ROOT, DIST, SHOTS } from './harness.mjs';
 
 let server, browser;
 const scratch = mkdtempSync(join(tmpdir(), 'arbigraph-browse-'));
 
-/** The native CLI: the most recently built of the release and debug builds (an older one may predate the
- * sources), or a fresh debug build. */
-function cli() {
-  const built = ['release', 'debug']
-    .map((profile) => join(ROOT, 'target', profile, 'arbigraph'))
-    .filter((path) => existsSync(path))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (built.length > 0) return built[0];
-  execFileSync('cargo', ['build', '--locked', '--bin', 'arbigraph'], { cwd: ROOT, stdio: 'inherit' });
-  return join(ROOT, 'target', 'debug', 'arbigraph');
-}
-
 function arbigraph(...args) {
-  return execFileSync(cli(), args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(nativeCli(), args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Records every main-thread task over 50 ms (the `longtask` entries) in window.__longTasks. */

@@ -2,7 +2,8 @@
 // Chromium driven by playwright-core (no browser download), failing on any console error.
 import http from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, extname, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,18 @@ export const DIST = process.env.ARBIGRAPH_DIST ?? join(ROOT, 'dist');
 export const SHOTS = join(ROOT, 'target', 'screenshots');
 /** The sub-path the app is served under, to prove asset URLs are relative. */
 export const BASE = '/studio/';
+
+/** The native CLI: the most recently built of the release and debug builds (an older one may predate the
+ * sources), or a fresh debug build. */
+export function nativeCli() {
+  const built = ['release', 'debug']
+    .map((profile) => join(ROOT, 'target', profile, 'arbigraph'))
+    .filter((path) => existsSync(path))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (built.length > 0) return built[0];
+  execFileSync('cargo', ['build', '--locked', '--bin', 'arbigraph'], { cwd: ROOT, stdio: 'inherit' });
+  return join(ROOT, 'target', 'debug', 'arbigraph');
+}
 
 const TYPES = {
   '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css',

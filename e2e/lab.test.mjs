@@ -8,24 +8,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveDist, launch, removeQuietly, shoot, ROOT } from './harness.mjs';
+import { nativeCli, serveDist, launch, removeQuietly, shoot, ROOT } from './harness.mjs';
 
 let server, browser, probe;
 const scratch = mkdtempSync(join(tmpdir(), 'arbigraph-lab-'));
-
-/** The native CLI: the most recently built of the release and debug builds, or a fresh debug build. */
-function cli() {
-  const built = ['release', 'debug']
-    .map((profile) => join(ROOT, 'target', profile, 'arbigraph'))
-    .filter((path) => existsSync(path))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (built.length > 0) return built[0];
-  execFileSync('cargo', ['build', '--locked', '--bin', 'arbigraph'], { cwd: ROOT, stdio: 'inherit' });
-  return join(ROOT, 'target', 'debug', 'arbigraph');
-}
 
 /** A chain of 22 scalar math tasks whose target reads a pack of task 1 and task 22: a value read 22 tasks later. */
 function longEdgeGraph() {
@@ -39,7 +28,7 @@ function longEdgeGraph() {
 /** Starts the probe server on a free port with `dataset`; resolves once it listens. */
 function startProbe(dataset) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cli(), ['probe-server', '--port', '0', '--noise', '2', '--noise-chars', '1200', '--dataset', dataset], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(nativeCli(), ['probe-server', '--port', '0', '--noise', '2', '--noise-chars', '1200', '--dataset', dataset], { stdio: ['ignore', 'ignore', 'pipe'] });
     let text = '';
     const timer = setTimeout(() => reject(new Error(`the probe server did not start: ${text}`)), 30000);
     child.stderr.on('data', (chunk) => {
@@ -59,7 +48,7 @@ const dataset = join(scratch, 'long-edge.json');
 
 before(async () => {
   writeFileSync(graph, JSON.stringify(longEdgeGraph()));
-  execFileSync(cli(), ['generate', '--topology', 'custom', '--graph', graph, '--samples-per-target', '1', '--seed', '0', '-o', dataset], { stdio: 'ignore' });
+  execFileSync(nativeCli(), ['generate', '--topology', 'custom', '--graph', graph, '--samples-per-target', '1', '--seed', '0', '-o', dataset], { stdio: 'ignore' });
   probe = await startProbe(dataset);
   server = await serveDist();
   browser = await launch();
