@@ -5,7 +5,7 @@
 //! resume, journals and refusals are the single run's: running the same command again continues every
 //! unfinished file and skips the finished ones.
 
-use super::eval::{run_one, strategy_of, Args};
+use super::{run_one, strategy_of, Args};
 use arbigraph_studio::engine::agent::strategy;
 use arbigraph_studio::engine::results::GradeOptions;
 use std::path::{Path, PathBuf};
@@ -61,7 +61,7 @@ pub fn plan(args: &Args, folder: &Path) -> Result<Vec<(String, PathBuf)>, String
 pub fn run(args: &Args) -> ExitCode {
     match run_inner(args) {
         Ok(code) => code,
-        Err(message) => super::files::fail(message),
+        Err(message) => crate::files::fail(message),
     }
 }
 
@@ -87,7 +87,7 @@ fn run_inner(args: &Args) -> Result<ExitCode, String> {
         }
     }
     let paths: Vec<PathBuf> = planned.iter().map(|(_, p)| p.clone()).collect();
-    let (table, unreadable) = super::grade::compare_paths(&paths, 0, false, GradeOptions::default())?;
+    let (table, unreadable) = crate::grade::compare_paths(&paths, 0, false, GradeOptions::default())?;
     print!("{table}");
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     eprintln!("[lab] the table again: arbigraph grade --compare {}", names.join(" "));

@@ -5,6 +5,8 @@
 //! progress line. The run itself (what to resume and when to refuse, the queue, the tally) is `engine::run`'s:
 //! this file is its IO.
 
+mod lab;
+
 use arbigraph_studio::engine::agent::endpoint::parse_header;
 use arbigraph_studio::engine::agent::provider::{self, RequestShape, Resend, Wire};
 use arbigraph_studio::engine::agent::retry::wait_from_headers;
@@ -57,7 +59,7 @@ pub struct Args {
     headers: Vec<String>,
     // The help lists every strategy of the registry with its parameter defaults (`strategy::help`); repeated, it
     // runs a strategy lab (`lab.rs`).
-    #[arg(long, default_value = "full", help = super::lab::strategy_help())]
+    #[arg(long, default_value = "full", help = lab::strategy_help())]
     strategy: Vec<String>,
     /// One parameter of the strategy as `key=value` (repeatable; overrides the same key given after `NAME:`).
     #[arg(long = "strategy-param", value_name = "KEY=VALUE")]
@@ -141,7 +143,7 @@ impl Args {
 /// Runs the command; several `--strategy` run a strategy lab.
 pub fn run(args: Args) -> ExitCode {
     if args.strategy.len() > 1 {
-        return super::lab::run(&args);
+        return lab::run(&args);
     }
     match run_one(&args) {
         Ok(code) => code,
