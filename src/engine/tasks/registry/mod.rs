@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn the_table_is_the_builtin_registry() {
-        expect_test::expect_file!["registry/table.rs"].assert_eq(&table_source(&builtin()));
+        expect_test::expect_file!["table.rs"].assert_eq(&table_source(&builtin()));
     }
 
     #[test]
