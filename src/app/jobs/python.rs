@@ -82,6 +82,8 @@ mod tests {
         assert_eq!(run(PEAKS, "[1]").unwrap_err(), "arguments: expected a JSON object of parameter names to values");
         let looping = "def spin(n: int) -> int:\n    while True:\n        n += 1\n    return n\n";
         assert!(run(looping, r#"{"n": 1}"#).unwrap_err().contains("step"), "a runaway loop ends in the step budget");
+        let deep = "def deep(n: int) -> int:\n    return deep(n + 1) + 1\n";
+        assert!(run(deep, r#"{"n": 1}"#).unwrap_err().contains("RecursionError"), "endless recursion ends in RecursionError within the run's stack budget");
     }
 
     #[test]
