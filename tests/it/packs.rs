@@ -1,0 +1,154 @@
+//! Task packs the user brings, read from the small packs under `tests/fixtures/packs/` (written for these tests
+//! in the formats of the reference's LeetCode pool and of GSM-Symbolic): typing, refusals with their reasons,
+//! located errors on broken files, the choice between our tasks and a pack's, and generation from a pack.
+
+use arbigraph_studio::engine::tasks::pack::{python_ref, Pack, PackError};
+use arbigraph_studio::engine::tasks::registry::{builtin, FamilyChoice};
+use arbigraph_studio::engine::tasks::Family;
+use arbigraph_studio::engine::value::{Kind, Value};
+
+use crate::support::{arbigraph, fixture, scratch};
+
+fn pool_path() -> String {
+    fixture("packs/python/pool.txt").display().to_string()
+}
+
+fn pool() -> Pack {
+    let path = pool_path();
+    Pack::python_ref(&path, &std::fs::read_to_string(&path).expect("the fixture pool")).expect("the fixture pool reads")
+}
+
+#[test]
+fn a_pool_pack_types_every_function_and_refuses_the_unusable_with_reasons() {
+    let pack = pool();
+    let listed: Vec<(&str, &str, u32, Vec<Kind>, Kind)> =
+        pack.entries.iter().map(|e| (e.key.as_str(), e.name.as_str(), e.task_id, e.input_kinds.clone(), e.output_kind)).collect();
+    assert_eq!(
+        listed,
+        [
+            ("python.ref.runLengthPeaks", "runLengthPeaks", 0, vec![Kind::List], Kind::Scalar),
+            // The name repeats, so both carry their problem number.
+            ("python.ref.rotateBy.9002", "rotateBy", 1, vec![Kind::List, Kind::Scalar], Kind::List),
+            ("python.ref.rotateBy.9003", "rotateBy", 2, vec![Kind::List, Kind::Scalar], Kind::List),
+            ("python.ref.digitWeight", "digitWeight", 3, vec![Kind::Scalar], Kind::Scalar),
+        ]
+    );
+    let refused: Vec<String> = pack.refused.iter().map(|r| r.to_string()).collect();
+    assert_eq!(
+        refused,
+        [
+            "guardedOpen (line 44): line 48, column 9: unsupported: with statements",
+            "mislabelled (line 51): with a list input, it returns a list although its annotation says scalar (12 of 12 trial runs)",
+            "alwaysEmpty (line 57): with a list input, it returns only 0, 1, -1 or an empty list (12 of 12 trial runs)",
+        ]
+    );
+    // The tasks carry the entries' keys and kinds.
+    let tasks = pack.tasks();
+    assert_eq!(tasks.len(), 4);
+    assert_eq!(tasks[3].info().key, "python.ref.digitWeight");
+    assert_eq!((tasks[3].info().input_kinds.clone(), tasks[3].info().family), (vec![Kind::Scalar], Family::Python));
+}
+
+#[test]
+fn pool_functions_compute_what_their_code_says() {
+    let functions = python_ref::functions(&pool());
+    let run = |index: usize, chained: Value, statics: &[(&str, Value)]| {
+        let statics: Vec<(String, Value)> = statics.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+        python_ref::truth(functions[index].as_ref().expect("loads"), &chained, &statics)
+    };
+    // Rises 1→3→5 (a run of 2), then 2→4 (a run of 1): 2 * 3 plus the spread 5 - 1 by the `self.` helper.
+    assert_eq!(run(0, Value::ints(&[1, 3, 5, 2, 4]), &[]), Ok(Value::int(10)));
+    // -7 keeps its sign through the adapter; |-7| + 11 = 18, so 8 * 9 + 1 * 2.
+    assert_eq!(run(3, Value::int(-7), &[]), Ok(Value::int(74)));
+    // 250 is cut to 50 by the adapter; a scalar binds `shift`, and [1, 2, 3, 4] rotated by 50 % 4 = 2 is [3, 4, 1, 2].
+    assert_eq!(run(1, Value::int(250), &[("values", Value::ints(&[1, 2, 3, 4]))]), Ok(Value::ints(&[5, 7, 1, 3])));
+    assert_eq!(run(1, Value::int(3), &[]), Err("no value for parameter `values`".to_string()));
+}
+
+#[test]
+fn a_broken_pool_is_a_located_error_and_the_command_line_says_where() {
+    let path = fixture("packs/python/broken.txt").display().to_string();
+    let text = std::fs::read_to_string(&path).expect("the broken fixture");
+    let err = Pack::python_ref(&path, &text).expect_err("the second block has no header");
+    assert_eq!(
+        err,
+        PackError {
+            file: path.clone(),
+            line: Some(6),
+            message: "expected a block header `<function name> -> ID: <n> | Difficulty: <level>`, found `this line is not a header`".into()
+        }
+    );
+    assert_eq!(Pack::python_ref("empty.txt", "\n\n").expect_err("no blocks").to_string().split(':').next(), Some("empty.txt"));
+    let out = scratch("packs-broken").join("dataset.json");
+    let (code, _, stderr) = arbigraph(&["generate", "--pack", &format!("python={path}"), "--family", "python", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(&format!("{path}:6: expected a block header")), "{stderr}");
+    let (code, _, stderr) = arbigraph(&["generate", "--pack", "fortran=x.txt", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown pack kind `fortran`"), "{stderr}");
+    let (code, _, stderr) = arbigraph(&["generate", "--family", "python.ref", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("`python.ref` names a pack that is not loaded"), "{stderr}");
+}
+
+#[test]
+fn a_family_draws_from_its_pack_and_sources_pick_ours_the_packs_or_both() {
+    let mut registry = builtin();
+    let ours = registry.family(Family::Python).len();
+    registry.add_pack(&pool()).expect("pack keys are new");
+    let count = |text: &str| {
+        let choice = FamilyChoice::parse(text, &registry).expect("a valid choice");
+        let view = registry.view(&choice);
+        (view.family(Family::Python).len(), view.family(Family::Math).len(), choice.families)
+    };
+    let math = builtin().family(Family::Math).len();
+    assert_eq!(count("python"), (4, math, vec![Family::Python]));
+    assert_eq!(count("python.ref"), (4, math, vec![Family::Python]));
+    assert_eq!(count("python.ours"), (ours, math, vec![Family::Python]));
+    assert_eq!(count("python.ours,python.ref"), (ours + 4, math, vec![Family::Python]));
+    assert_eq!(count("mixed"), (4, math, vec![Family::Math, Family::Gsm, Family::Python]));
+    assert!(FamilyChoice::parse("python.lisp", &registry).unwrap_err().contains("unknown source `python.lisp`"));
+    assert!(FamilyChoice::parse("gsm.symbolic", &registry).unwrap_err().contains("not loaded"));
+    // Without a pack nothing changes: a family is ours.
+    let plain = builtin();
+    assert_eq!(plain.view(&FamilyChoice::parse("python", &plain).unwrap()).len(), plain.len());
+}
+
+#[test]
+fn a_chain_from_a_pack_uses_the_packs_functions_and_is_the_same_bytes_every_time() {
+    let pack = format!("python={}", pool_path());
+    let run = |name: &str, threads: &str| {
+        let out = scratch(name).join("dataset.json");
+        let (code, _, stderr) = arbigraph(&[
+            "generate", "--pack", &pack, "--topology", "chain", "--family", "python", "--samples-per-target", "3", "--seed", "11", "--threads", threads, "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        // The refused functions are named before the run.
+        assert!(stderr.contains("cannot use guardedOpen (line 44)"), "{stderr}");
+        std::fs::read(&out).expect("the dataset")
+    };
+    let first = run("packs-chain-a.json", "1");
+    assert_eq!(first, run("packs-chain-b.json", "1"));
+    assert_eq!(first, run("packs-chain-c.json", "2"));
+    let json: serde_json::Value = serde_json::from_slice(&first).expect("JSON");
+    let samples = json["samples"].as_array().expect("samples");
+    assert_eq!(samples.len(), 4 * 3);
+    let names = ["runLengthPeaks", "rotateBy", "digitWeight"];
+    for sample in samples {
+        assert!(sample["task_key"].as_str().is_some_and(|k| k.starts_with("python.ref.")), "{}", sample["task_key"]);
+        for stage in sample["chain"]["distractors"].as_array().into_iter().flatten() {
+            assert!(names.contains(&stage["task_name"].as_str().unwrap_or("")), "{stage}");
+        }
+        assert!(sample["prompt"].as_str().is_some_and(|p| p.contains("Trace by hand the Python function below")));
+    }
+}
+
+#[test]
+fn the_packs_command_lists_tasks_with_kinds_and_refusals() {
+    let (code, stdout, stderr) = arbigraph(&["packs", "--pack", &pool_path()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(": 4 task(s), 3 refused"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.contains("python.ref.digitWeight") && l.contains("scalar -> scalar")), "{stdout}");
+    assert!(stdout.contains("refused mislabelled (line 51): with a list input"), "{stdout}");
+}
