@@ -152,3 +152,22 @@ fn the_packs_command_lists_tasks_with_kinds_and_refusals() {
     assert!(stdout.lines().any(|l| l.contains("python.ref.digitWeight") && l.contains("scalar -> scalar")), "{stdout}");
     assert!(stdout.contains("refused mislabelled (line 51): with a list input"), "{stdout}");
 }
+
+#[test]
+fn the_check_recomputes_a_baseline_made_from_the_pack_from_its_prompts() {
+    let out = scratch("packs-check").join("baseline.json");
+    let pack = format!("python={}", pool_path());
+    let (code, _, stderr) = arbigraph(&["generate", "--pack", &pack, "--family", "python.ref", "--samples-per-target", "5", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = arbigraph(&["packs", "--pack", &pack, "--check", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("20 sample(s) of its family, 20 agree, 0 disagree, 0 not checked"), "{stdout}");
+    // A stored truth that is wrong is found and named.
+    let text = std::fs::read_to_string(&out).expect("the dataset");
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    json["samples"][3]["ground_truth"] = serde_json::json!(123456);
+    std::fs::write(&out, json.to_string()).expect("rewrite");
+    let (code, stdout, _) = arbigraph(&["packs", "--pack", &pack, "--check", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("19 agree, 1 disagree") && stdout.contains("disagree: sample 3 (runLengthPeaks, task_id 0): ours"), "{stdout}");
+}

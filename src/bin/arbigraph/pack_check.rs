@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use arbigraph_studio::engine::dataset::record::SampleRecord;
 use arbigraph_studio::engine::tasks::pack::{gsm_symbolic, python_ref, Pack, PackKind};
 use arbigraph_studio::engine::value::Value;
 
@@ -52,18 +53,20 @@ fn value_of(json: &serde_json::Value) -> Option<Value> {
     Value::from_json(json).ok()
 }
 
-/// Python samples: the function at the sample's `task_id`, the stored `chain_input` and `extra_inputs`.
+/// Python samples: the function at the sample's `task_id`, and its inputs as the prompt's initial conditions define
+/// them (`task_1_input = …`, `task_1_<parameter>_static = …`).
 fn check_python(pack: &Pack, samples: &[serde_json::Value]) -> Tally {
     let functions = python_ref::functions(pack);
     let mut tally = Tally::default();
     for (i, sample) in samples.iter().enumerate() {
-        let (Some(task_id), Some(name)) = (sample.get("task_id").and_then(|v| v.as_u64()), sample.get("task_name").and_then(|v| v.as_str())) else { continue };
-        if sample.get("extra_inputs").is_none() {
+        let record = SampleRecord::parse(sample);
+        let (Some(task_id), Some(name), Some(prompt)) = (record.task_id, record.task_name.as_deref(), record.prompt.as_deref()) else { continue };
+        if !prompt.contains("```python") {
             continue;
         }
         tally.seen += 1;
         let label = format!("sample {i} ({name}, task_id {task_id})");
-        let Some(Some(function)) = functions.get(task_id as usize) else {
+        let Some(Some(function)) = usize::try_from(task_id).ok().and_then(|t| functions.get(t)) else {
             tally.unchecked.push(format!("{label}: the pack's block {task_id} does not load"));
             continue;
         };
@@ -71,14 +74,13 @@ fn check_python(pack: &Pack, samples: &[serde_json::Value]) -> Tally {
             tally.unchecked.push(format!("{label}: the pack's block {task_id} is `{}`", function.signature().name));
             continue;
         }
-        let (Some(chained), Some(truth)) = (sample.get("chain_input").and_then(value_of), sample.get("ground_truth").and_then(value_of)) else {
-            tally.unchecked.push(format!("{label}: no numeric chain_input or ground_truth"));
+        let Some(truth) = record.truth.as_ref().and_then(value_of) else {
+            tally.unchecked.push(format!("{label}: no numeric ground truth"));
             continue;
         };
-        let statics: Option<Vec<(String, Value)>> =
-            sample["extra_inputs"].as_object().map(|m| m.iter().map(|(k, v)| value_of(v).map(|v| (k.clone(), v))).collect()).unwrap_or(Some(Vec::new()));
-        let Some(statics) = statics else {
-            tally.unchecked.push(format!("{label}: a static input is not a number or a list of numbers"));
+        let (chained, statics) = initial_conditions(prompt);
+        let Some(chained) = chained else {
+            tally.unchecked.push(format!("{label}: the prompt defines no task_1_input"));
             continue;
         };
         match python_ref::truth(function, &chained, &statics) {
@@ -90,18 +92,37 @@ fn check_python(pack: &Pack, samples: &[serde_json::Value]) -> Tally {
     tally
 }
 
+/// The first task's input and static values, as a prompt's initial conditions define them (the reference writes
+/// `Define task_1_input = [3, -1].`, we write `task_1_input = [3, -1]`).
+fn initial_conditions(prompt: &str) -> (Option<Value>, Vec<(String, Value)>) {
+    let mut chained = None;
+    let mut statics = Vec::new();
+    for line in prompt.lines() {
+        let line = line.trim().trim_start_matches("Define ").trim_end_matches('.');
+        let Some((name, text)) = line.split_once(" = ") else { continue };
+        let Some(value) = serde_json::from_str::<serde_json::Value>(text.trim()).ok().as_ref().and_then(value_of) else { continue };
+        if name == "task_1_input" {
+            chained = Some(value);
+        } else if let Some(param) = name.strip_prefix("task_1_").and_then(|n| n.strip_suffix("_static")) {
+            statics.push((param.to_string(), value));
+        }
+    }
+    (chained, statics)
+}
+
 /// GSM samples: the template the sample's `task_name` names, its variables read back from the question.
 fn check_gsm(pack: &Pack, samples: &[serde_json::Value]) -> Tally {
     let mut tally = Tally::default();
     for (i, sample) in samples.iter().enumerate() {
-        let Some(name) = sample.get("task_name").and_then(|v| v.as_str()).filter(|n| n.starts_with("GSM_")) else { continue };
+        let record = SampleRecord::parse(sample);
+        let Some(name) = record.task_name.as_deref().filter(|n| n.starts_with("GSM_")) else { continue };
         tally.seen += 1;
         let label = format!("sample {i} ({name})");
-        let (Some(prompt), Some(truth)) = (sample.get("prompt").and_then(|v| v.as_str()), sample.get("ground_truth").and_then(value_of)) else {
-            tally.unchecked.push(format!("{label}: no prompt or numeric ground_truth"));
+        let (Some(prompt), Some(truth)) = (record.prompt.as_deref(), record.truth.as_ref().and_then(value_of)) else {
+            tally.unchecked.push(format!("{label}: no prompt or numeric ground truth"));
             continue;
         };
-        let chained = sample.get("chain_input").and_then(value_of);
+        let (chained, _) = initial_conditions(prompt);
         match gsm_symbolic::answer_of_prompt(pack, name, prompt, chained.as_ref()) {
             Err(why) => tally.unchecked.push(format!("{label}: {why}")),
             Ok(Err(e)) => tally.disagree.push(format!("{label}: ours fails ({e}), stored {truth}")),
