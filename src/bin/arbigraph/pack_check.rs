@@ -32,8 +32,18 @@ pub fn check(packs: &[Pack], dataset: &Path) -> Result<bool, String> {
         for line in tally.disagree.iter().take(40) {
             println!("  disagree: {line}");
         }
-        for line in tally.unchecked.iter().take(40) {
-            println!("  not checked: {line}");
+        // Samples not checked for one reason are counted together, with the first of them.
+        let mut reasons: Vec<(String, usize, String)> = Vec::new();
+        for line in &tally.unchecked {
+            let reason = line.split_once("): ").map_or(line.as_str(), |(_, r)| r).to_string();
+            let task = line.split_once(" (").and_then(|(_, t)| t.split(|c| c == ',' || c == ')').next()).unwrap_or("").to_string();
+            match reasons.iter_mut().find(|(r, _, t)| *r == reason && *t == task) {
+                Some((_, n, _)) => *n += 1,
+                None => reasons.push((reason, 1, task)),
+            }
+        }
+        for (reason, n, task) in &reasons {
+            println!("  not checked: {n} sample(s) of {task}: {reason}");
         }
         all_agree &= tally.disagree.is_empty();
     }
