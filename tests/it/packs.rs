@@ -171,3 +171,83 @@ fn the_check_recomputes_a_baseline_made_from_the_pack_from_its_prompts() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("19 agree, 1 disagree") && stdout.contains("disagree: sample 3 (runLengthPeaks, task_id 0): ours"), "{stdout}");
 }
+
+fn templates_path() -> String {
+    fixture("packs/gsm").display().to_string()
+}
+
+fn templates() -> Pack {
+    let dir = fixture("packs/gsm");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("the fixture templates").map(|e| e.expect("an entry").path()).collect();
+    files.sort();
+    let files: Vec<(String, String)> = files.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).expect("a template"))).collect();
+    Pack::gsm_symbolic(&dir.display().to_string(), &files).expect("the fixture templates read")
+}
+
+#[test]
+fn gsm_templates_become_chainable_word_problems_and_the_unusable_are_refused_with_reasons() {
+    let pack = templates();
+    let keys: Vec<(&str, &str, u32)> = pack.entries.iter().map(|e| (e.key.as_str(), e.name.as_str(), e.task_id)).collect();
+    assert_eq!(keys, [("gsm.symbolic.0001", "GSM_0001.json", 0), ("gsm.symbolic.0002", "GSM_0002.json", 1)]);
+    // 0002's worked answer says 6 where its own formula gives 40 // 8 = 5: kept, with a note.
+    assert_eq!(pack.entries[1].notes, ["on the numbers the question shows, the #answer formula gives 5 where the worked answer says 6"]);
+    assert!(pack.entries[0].notes.is_empty(), "{:?}", pack.entries[0].notes);
+    let refused: Vec<String> = pack.refused.iter().map(|r| r.to_string()).collect();
+    assert_eq!(refused.len(), 3);
+    assert_eq!(refused[0], "0003 (0003.json): not chainable: no `$` variable drawn from range(…) or numbers_within(…) can take the chained value");
+    assert_eq!(refused[1], "0004 (0004.json): not chainable: 0 of the trial values 0, 11, 22, 33, 44, 55, 66, 77, 88, 99 bind; its conditions never held");
+    assert!(refused[2].starts_with("0005 (0005.json): #init: line 1: `kind = sample(planet_kinds)`: unknown table `planet_kinds` (we have names,"), "{}", refused[2]);
+    // An instance binds the chained value and shows every other value.
+    let tasks = pack.tasks();
+    let input = Value::int(-7);
+    let ctx = arbigraph_studio::engine::tasks::TaskContext { number: 2, input_name: "task_1_out", input: &input, output_kind: None };
+    let instance = tasks[1].instantiate(&ctx, &mut arbigraph_studio::engine::rng::InstanceRng::from_seed(3)).expect("binds 7");
+    let text = instance.body.text();
+    assert!(text.starts_with("Task 2:\nLet val_2 be task_1_out preprocessed as follows:"), "{text}");
+    assert!(text.ends_with("\nStore the final numerical answer in task_2_out.\n") && !text.contains('{'), "{text}");
+}
+
+#[test]
+fn a_broken_template_is_a_located_error() {
+    let file = fixture("packs/gsm-broken/0001.json").display().to_string();
+    let text = std::fs::read_to_string(&file).expect("the broken template");
+    let err = Pack::gsm_symbolic("gsm-broken", &[(file.clone(), text)]).expect_err("not JSON");
+    assert_eq!((err.file.as_str(), err.line), (file.as_str(), Some(3)));
+    assert!(err.message.starts_with("not a JSON template: expected `,` or `}`"), "{}", err.message);
+    let missing = Pack::gsm_symbolic("t", &[("t/0009.json".into(), "{\"question\": \"no annotation\"}".into())]).expect_err("no question_annotated");
+    assert!(missing.to_string().starts_with("t/0009.json: no `question_annotated` text"), "{missing}");
+    let out = scratch("packs-gsm-broken").join("dataset.json");
+    let (code, _, stderr) = arbigraph(&["generate", "--pack", &format!("gsm={}", fixture("packs/gsm-broken").display()), "--family", "gsm", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(&format!("{file}:3: not a JSON template")), "{stderr}");
+}
+
+#[test]
+fn gsm_pack_answers_are_recomputed_from_the_questions_and_chains_stay_deterministic() {
+    let pack = format!("gsm={}", templates_path());
+    let dir = scratch("packs-gsm");
+    let baseline = dir.join("baseline.json");
+    let (code, _, stderr) = arbigraph(&["generate", "--pack", &pack, "--family", "gsm.symbolic", "--samples-per-target", "8", "-o", baseline.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("cannot use 0004 (0004.json): not chainable"), "{stderr}");
+    // Every question is read back into the template's variables and its answer recomputed from them.
+    let (code, stdout, _) = arbigraph(&["packs", "--pack", &pack, "--check", baseline.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("16 sample(s) of its family, 16 agree, 0 disagree, 0 not checked"), "{stdout}");
+    // Our templates and the pack's, in one chain, the same bytes on one thread and on two.
+    let chain = |name: &str, threads: &str| {
+        let out = dir.join(name);
+        let (code, _, stderr) = arbigraph(&[
+            "generate", "--pack", &pack, "--topology", "chain", "--family", "gsm.ours,gsm.symbolic", "--samples-per-target", "1", "--seed", "4", "--threads", threads, "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        std::fs::read(out).expect("the chain")
+    };
+    let one = chain("a.json", "1");
+    assert_eq!(one, chain("b.json", "2"));
+    let json: serde_json::Value = serde_json::from_slice(&one).expect("JSON");
+    let keys: Vec<&str> = json["samples"].as_array().expect("samples").iter().filter_map(|s| s["task_key"].as_str()).collect();
+    assert_eq!(keys.len(), builtin().family(Family::Gsm).len() + 2);
+    assert_eq!(keys.iter().filter(|k| k.starts_with("gsm.symbolic.")).collect::<Vec<_>>(), [&"gsm.symbolic.0001", &"gsm.symbolic.0002"]);
+}

@@ -171,21 +171,29 @@ fn num_py(n: Num) -> PyValue {
     }
 }
 
+/// The fields of a template file we read (the others, `question`, `id_orig`, … are left alone).
+#[derive(serde::Deserialize)]
+struct TemplateFile {
+    question_annotated: Option<String>,
+    /// The worked answer, ending in `#### <final answer>`.
+    answer: Option<String>,
+}
+
 /// Reads every file: the content, the chainable templates as entries and the others as refusals.
 pub(super) fn read(files: &[(String, String)]) -> Result<(TemplatesContent, Vec<PackEntry>, Vec<Refusal>), PackError> {
     let mut templates = Vec::new();
     let mut entries = Vec::new();
     let mut refused = Vec::new();
     for (file, text) in files {
-        let json: serde_json::Value = serde_json::from_str(text)
+        let json: TemplateFile = serde_json::from_str(text)
             .map_err(|e| PackError { file: file.clone(), line: Some(e.line()), message: format!("not a JSON template: {e}") })?;
-        let annotated = json.get("question_annotated").and_then(|q| q.as_str()).ok_or_else(|| PackError {
+        let annotated = json.question_annotated.as_deref().ok_or_else(|| PackError {
             file: file.clone(),
             line: None,
             message: "no `question_annotated` text: a GSM-Symbolic template is a JSON object with the annotated question and its #init, #conditions and #answer sections".into(),
         })?;
         let id = stem(file);
-        let stated = json.get("answer").and_then(|a| a.as_str()).and_then(|a| a.rsplit_once("####")).map(|(_, n)| n.trim().replace(',', ""));
+        let stated = json.answer.as_deref().and_then(|a| a.rsplit_once("####")).map(|(_, n)| n.trim().replace(',', ""));
         let location = format!("{id}.json");
         let parsed = parse(&id, file, annotated, stated).and_then(|template| {
             let task = SymbolicTask::new(String::new(), 0, template.clone())?;
