@@ -52,7 +52,7 @@ pub struct Args {
     /// Attempts per sample before giving up.
     #[arg(long, default_value_t = 100)]
     max_attempts: u32,
-    /// Only these targets (task key like `math.ConvolutionTask` or task name); repeatable.
+    /// Only these targets (task key like `math.ConvolutionTask` or task name); repeatable, or comma-separated.
     #[arg(long = "target")]
     targets: Vec<String>,
     /// `summary.creation_time`: `now`, an ISO timestamp, or omitted (null) for byte-identical reruns.
@@ -225,7 +225,7 @@ fn config_of(args: &Args, topology: Topology, families: Vec<Family>) -> Generate
         samples_per_target: args.samples_per_target,
         seed: args.seed,
         max_attempts: args.max_attempts,
-        only_targets: args.targets.clone(),
+        only_targets: args.targets.iter().flat_map(|t| t.split(',')).map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
     }
 }
 

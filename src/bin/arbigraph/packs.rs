@@ -84,18 +84,21 @@ fn template_files(path: &Path) -> Result<Vec<(String, String)>, String> {
     files.into_iter().map(|p| Ok((p.display().to_string(), read_text(&p)?))).collect()
 }
 
-/// Prints a pack's tasks (key, kinds, location, notes) and its refusals.
+/// Prints a pack's tasks (key, kinds, location, notes) and its refusals. A closed pipe (`| head`) ends the listing.
 fn print_pack(pack: &Pack) {
-    println!("{} pack {}: {} task(s), {} refused", pack.kind, pack.origin, pack.entries.len(), pack.refused.len());
+    use std::io::Write;
+    let mut lines = vec![format!("{} pack {}: {} task(s), {} refused", pack.kind, pack.origin, pack.entries.len(), pack.refused.len())];
     for entry in &pack.entries {
         let inputs: Vec<String> = entry.input_kinds.iter().map(|k| k.to_string()).collect();
-        println!("  {:<44} {} -> {}  ({}, {})", entry.key, inputs.join("|"), entry.output_kind, entry.name, entry.location);
-        for note in &entry.notes {
-            println!("      note: {note}");
-        }
+        lines.push(format!("  {:<44} {} -> {}  ({}, {})", entry.key, inputs.join("|"), entry.output_kind, entry.name, entry.location));
+        lines.extend(entry.notes.iter().map(|note| format!("      note: {note}")));
     }
-    for refusal in &pack.refused {
-        println!("  refused {refusal}");
+    lines.extend(pack.refused.iter().map(|refusal| format!("  refused {refusal}")));
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
     }
 }
 

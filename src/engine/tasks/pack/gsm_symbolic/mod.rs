@@ -565,7 +565,8 @@ impl SymbolicTask {
         let mut notes = Vec::new();
         if !failed.is_empty() {
             let values: Vec<String> = failed.iter().map(|c| c.to_string()).collect();
-            notes.push(format!("the trial values {} do not bind ({}); generation resamples them", values.join(", "), why()));
+            let (them, verb) = if failed.len() == 1 { ("value", "does") } else { ("values", "do") };
+            notes.push(format!("the trial {them} {} {verb} not bind ({}); generation resamples such inputs", values.join(", "), why()));
         }
         if let (Some(stated), Some(own)) = (&self.template.stated, self.own_answer()) {
             let agrees = match (stated.parse::<f64>(), &own) {
