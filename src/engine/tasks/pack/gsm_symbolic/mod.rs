@@ -832,3 +832,49 @@ fn match_question<'a>(segments: &'a [Segment], text: &'a str, known: &HashMap<&s
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check_decl(line: &str, expected: Result<Draw, &str>) {
+        assert_eq!(declaration(line).map(|d| d.draw), expected.map_err(str::to_string), "{line}");
+    }
+
+    fn words(pairs: &[(&str, i64)]) -> Vec<Item> {
+        pairs.iter().map(|(t, v)| Item::Number { text: (*t).to_string(), value: Num::Int(*v) }).collect()
+    }
+
+    #[test]
+    fn init_lines_read_every_domain_and_name_what_they_cannot_read() {
+        check_decl("$x = range(10, 500, 10)", Ok(Draw::Range { lo: 10, hi: 500, step: 10 }));
+        check_decl("$x = numbers_within(3, 8)", Ok(Draw::Within { lo: 3, hi: 8 }));
+        check_decl("$p = fix_floats(np.arange(1.5, 2.5, 0.5))", Ok(Draw::Floats(vec![1.5, 2.0])));
+        check_decl("$s = sample([(\"d4\", 4), (\"d6\", 6)] * 2)", Ok(Draw::Pick { items: words(&[("d4", 4), ("d6", 6), ("d4", 4), ("d6", 6)]), count: 1 }));
+        check_decl("a, b = sample(list(range(3, 5)))", Ok(Draw::Pick { items: words(&[("3", 3), ("4", 4)]), count: 2 }));
+        check_decl("$m = sample(multiple_ice[:2])", Ok(Draw::Pick { items: words(&[("double", 2), ("triple", 3)]), count: 1 }));
+        check_decl("$k = 7", Ok(Draw::Fixed(Num::Int(7))));
+        check_decl("$x = range(5, 5)", Err("range(5, 5, 1) is empty"));
+        check_decl("$x = shuffle(names)", Err("`shuffle` is not a domain we read (range, numbers_within, frange, sample, sample_sequential)"));
+        check_decl("x, y = sample([\"a\"], 2)", Err("2 items asked of 1 available"));
+        check_decl("two words = range(2, 4)", Err("`two words` is not a variable name or a list of them"));
+    }
+
+    #[test]
+    fn indexing_a_worded_number_reads_the_number_and_leaves_other_names_alone() {
+        let names = vec!["mult".to_string()];
+        assert_eq!(unindex("n * mult[1] + remult[1] + mult[0]", &names), "n * mult + remult[1] + mult");
+    }
+
+    #[test]
+    fn questions_read_back_placeholders_between_the_template_texts() {
+        let segments = placeholders("{who,Ana} paid {cur,$}{price,5} for {item,tea} twice").expect("placeholders");
+        let known: HashMap<&str, Vec<&str>> = [("item", vec!["green tea", "tea"])].into_iter().collect();
+        let read = match_question(&segments, "Bo Li paid €val_1 for green tea twice", &known).expect("matches");
+        let get = |n: &str| read.get(n).map(String::as_str);
+        assert_eq!((get("who"), get("cur"), get("price"), get("item")), (Some("Bo Li"), Some("€"), Some("val_1"), Some("green tea")));
+        assert_eq!(match_question(&segments, "Somebody else entirely", &known), None);
+        assert_eq!(placeholders("a {b c} d"), Err("`{b c}` is not a placeholder `{name, value}`".to_string()));
+    }
+}
