@@ -44,7 +44,8 @@ test('a dataset file is refused with its name and the results shown stay', async
   await page.setInputFiles('[data-testid="results-file"]', file('run.json', results));
   await page.waitForSelector('#results-metrics');
   const shown = await page.textContent('#results-metrics');
-  assert.match(shown, /3/);
+  const overall = await page.locator('table[data-testid="metrics-accuracy"] tbody tr').first().evaluate((r) => [...r.cells].map((c) => c.textContent));
+  assert.deepEqual([overall[0], overall[3], overall[4]], ['Overall', '2', '3'], 'two of the three samples are right');
   await page.setInputFiles('[data-testid="results-file"]', file('instances.json', dataset));
   await page.waitForSelector('.error-view');
   assert.match(await page.textContent('.error-view'), /^instances\.json: this is a dataset file, not a results file/);
@@ -103,6 +104,86 @@ test('the accuracy chart draws a bar with its Wilson whisker per topology and fa
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(SHOTS, 'results-dashboard-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(errors, []);
+});
+
+/** Wilson's 95% interval of k correct out of n, in percent with one decimal, as the tables print it. */
+function wilson(k, n) {
+  const z = 1.959963984540054, p = k / n, d = 1 + z * z / n;
+  const centre = (p + z * z / (2 * n)) / d, half = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+  return `${(100 * Math.max(0, centre - half)).toFixed(1)}–${(100 * Math.min(1, centre + half)).toFixed(1)}%`;
+}
+
+/** Every table of the metrics: its testid, caption, column headers with their scope, and its rows (each cell's
+ * tag, scope and text). */
+const metricsTables = (page) => page.locator('#results-metrics table').evaluateAll((tables) => tables.map((t) => ({
+  testid: t.dataset.testid,
+  caption: t.caption?.textContent ?? '',
+  header: [...t.tHead.rows[0].cells].map((c) => [c.tagName, c.getAttribute('scope'), c.textContent]),
+  rows: [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => [c.tagName, c.getAttribute('scope'), c.textContent])),
+})));
+
+test("the run's metrics are tables with captions and column and row headers, each scrolling inside itself on a phone", async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const mixed = { summary: { generation_params: {} }, samples: [
+    ...results.samples,
+    { ...sample(4, '7'), target_family: 'gsm' }, { ...sample(5, '8', 'timeout'), target_family: 'gsm' },
+  ] };
+  await page.setInputFiles('[data-testid="results-file"]', file('mixed.json', mixed));
+  await page.waitForSelector('#results-metrics table');
+  const tables = await metricsTables(page);
+  assert.equal(await page.locator('#results-metrics pre').count(), 0, 'no preformatted block is left');
+  for (const t of tables) {
+    assert.ok(t.caption.length > 10, `${t.testid} has a caption`);
+    assert.ok(t.header.every(([tag, scope]) => tag === 'TH' && scope === 'col'), `${t.testid}: column headers`);
+    for (const row of t.rows) {
+      assert.equal(row.length, t.header.length, `${t.testid}: a cell per column`);
+      assert.deepEqual(row[0].slice(0, 2), ['TH', 'row'], `${t.testid}: each row has its header`);
+      assert.ok(row.slice(1).every(([tag]) => tag === 'TD'), `${t.testid}: data cells`);
+    }
+  }
+  const byId = Object.fromEntries(tables.map((t) => [t.testid, t]));
+  const text = (t) => t.rows.map((r) => r.map((c) => c[2]));
+  // 3 of 5 right over all; baseline × gsm 1 of 2 and baseline × math 2 of 3, with Wilson intervals worked out here.
+  assert.deepEqual(text(byId['metrics-accuracy']), [
+    ['Overall', '60.0%', wilson(3, 5), '3', '5'],
+    ['baseline × gsm', '50.0%', wilson(1, 2), '1', '2'],
+    ['baseline × math', '66.7%', wilson(2, 3), '2', '3'],
+  ]);
+  assert.deepEqual(text(byId['metrics-statuses']), [['success', '4', '80.0%'], ['timeout', '1', '20.0%']]);
+  assert.deepEqual(byId['metrics-means'].header.map((h) => h[2]), ['Measure', 'Value']);
+  await page.screenshot({ path: join(SHOTS, 'results-tables-desktop-light.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-tables-desktop-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  // The reference's multichain grades its nodes here: one row per graded output, in graph order.
+  const reference = JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'reference', 'results_math_multichain.sample.json'), 'utf8'));
+  await page.setInputFiles('[data-testid="results-file"]', file('reference.json', reference));
+  await page.waitForSelector('#results-metrics table[data-testid="metrics-nodes"]');
+  const nodes = text((await metricsTables(page)).find((t) => t.testid === 'metrics-nodes'));
+  const numbers = nodes.map((r) => Number(r[0].match(/^task_(\d+)_out$/)?.[1]));
+  assert.ok(numbers.length >= 8 && numbers.every((n, i) => Number.isInteger(n) && (i === 0 || n > numbers[i - 1])), `node outputs in graph order: ${nodes.map((r) => r[0])}`);
+  for (const [, rate, interval, correct, graded, breaks] of nodes) {
+    assert.equal(rate, `${(100 * Number(correct) / Number(graded)).toFixed(1)}%`);
+    assert.equal(interval, wilson(Number(correct), Number(graded)));
+    assert.ok(Number(breaks) <= Number(graded) - Number(correct), 'a first break is a wrong or missing output');
+  }
+  // On a phone the page never scrolls sideways; a table wider than the screen scrolls in its own container.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const widths = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth,
+    boxes: [...document.querySelectorAll('#results-metrics .results-table-scroll')].map((b) => b.getBoundingClientRect().right),
+  }));
+  assert.ok(widths.page <= widths.screen, `the page is ${widths.page} px wide on a ${widths.screen} px screen`);
+  assert.ok(widths.boxes.every((right) => right <= widths.screen), `every table's container fits: ${widths.boxes}`);
+  await page.locator('#results-metrics').scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('#results-metrics').screenshot({ path: join(SHOTS, `results-tables-phone-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
   assert.deepEqual(errors, []);
 });
 
