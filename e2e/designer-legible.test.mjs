@@ -92,14 +92,14 @@ test('the instance drawing on Browse of the same graphs and of a multichain draw
       const root = (await page.locator('.instance-graph svg').count()) ? '.instance-graph svg' : '.lod-canvas svg';
       const texts = await measure(page, root, root.startsWith('.instance') ? '.instance-graph' : '.lod-canvas');
       const smallest = Math.min(...texts.map((t) => t.px));
-      console.log(`Browse ${key} ${n} at ${width}px: ${texts.length} texts in view, smallest ${smallest.toFixed(2)} px (${texts.find((t) => t.px === smallest)?.text})`);
+      console.log(`Browse ${key} ${n ?? "(default)"} at ${width}px: ${texts.length} texts in view, smallest ${smallest.toFixed(2)} px (${texts.find((t) => t.px === smallest)?.text})`);
       assert.ok(texts.length >= 1, 'the drawing has text in view');
       assert.ok(texts.some((t) => t.cls !== 'slot'), 'node labels are in view');
       if (key === 'multichain') {
         // Slot labels anywhere in the drawing (scrolled out of view or not), each measured as drawn.
         const slots = await page.$$eval(`${root} text.slot`, (els) => els.map((el) => parseFloat(getComputedStyle(el).fontSize) * Math.hypot(el.getScreenCTM().a, el.getScreenCTM().b)));
         console.log(`Browse multichain at ${width}px: ${slots.length} slot labels, smallest ${Math.min(...slots).toFixed(2)} px`);
-        assert.ok(slots.length >= 4, `the multichain's packs label their slots (${slots.length})`);
+        assert.ok(slots.length >= 2, `the multichain's pack labels its slots (${slots.length})`);
         for (const px of slots) assert.ok(px >= MIN_PX - 0.01, `a slot label is ${px.toFixed(2)} px`);
         if (width === 390) {
           for (const scheme of ['light', 'dark']) {
@@ -115,5 +115,44 @@ test('the instance drawing on Browse of the same graphs and of a multichain draw
     }
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(errors, []);
+});
+
+test('on a phone the minimap starts hidden behind a labelled toggle and covers little of the canvas when shown; on a desktop it starts shown', async () => {
+  const { page, errors } = browser;
+  const area = (sel) => page.locator(sel).evaluate((el) => { const r = el.getBoundingClientRect(); return r.width * r.height; });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await preset(page, 'random', 50);
+  const toggle = page.locator('[data-testid="minimap-toggle"]');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false', 'hidden at first on a phone');
+  assert.equal(await page.locator('[data-testid="minimap"]').count(), 0);
+  const box = await toggle.boundingBox();
+  assert.ok(box.width >= 24 && box.height >= 24, `the toggle is a 24 px target (${box.width} x ${box.height})`);
+  assert.match(await toggle.textContent(), /Show minimap/);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('.design-stage-view').screenshot({ path: join(SHOTS, `designer-phone-minimap-hidden-${scheme}.png`) });
+  }
+  // The keyboard opens it (Enter on the focused button).
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="minimap"]');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  const share = (await area('[data-testid="minimap"]')) / (await area(CANVAS));
+  console.log(`phone: the minimap shown covers ${(100 * share).toFixed(1)} % of the canvas`);
+  assert.ok(share < 0.12, `the minimap covers ${(100 * share).toFixed(1)} % of the canvas`);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('.design-stage-view').screenshot({ path: join(SHOTS, `designer-phone-minimap-shown-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await toggle.click();
+  await page.waitForSelector('[data-testid="minimap"]', { state: 'detached' });
+  // The first choice follows the screen the page opens on.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.reload();
+  await preset(page, 'random', 50);
+  assert.ok(await page.locator('[data-testid="minimap"]').isVisible(), 'shown at first on a desktop');
+  assert.equal(await page.locator('[data-testid="minimap-toggle"]').getAttribute('aria-expanded'), 'true');
   assert.deepEqual(errors, []);
 });
