@@ -177,6 +177,14 @@ test("the run's metrics are tables with captions and column and row headers, eac
   }));
   assert.ok(widths.page <= widths.screen, `the page is ${widths.page} px wide on a ${widths.screen} px screen`);
   assert.ok(widths.boxes.every((right) => right <= widths.screen), `every table's container fits: ${widths.boxes}`);
+  // The charts and the heat map keep their text at 11 CSS px or more (font size times the drawing's scale),
+  // scrolling inside their figure rather than shrinking.
+  const chartTexts = await page.$$eval('#page-results figure svg text', (els) => els.map((el) => ({
+    text: el.textContent, px: parseFloat(getComputedStyle(el).fontSize) * Math.hypot(el.getScreenCTM().a, el.getScreenCTM().b),
+  })));
+  console.log(`Results at 390 px: ${chartTexts.length} chart texts, smallest ${Math.min(...chartTexts.map((t) => t.px)).toFixed(2)} px`);
+  assert.ok(chartTexts.length >= 10, `the charts are drawn (${chartTexts.length} texts)`);
+  for (const t of chartTexts) assert.ok(t.px >= 10.99, `chart text "${t.text}" is ${t.px.toFixed(2)} px`);
   await page.locator('#results-metrics').scrollIntoViewIfNeeded();
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });

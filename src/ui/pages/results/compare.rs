@@ -111,8 +111,8 @@ pub fn CompareRuns() -> impl IntoView {
                 {flip_list(&t.flips, files, open)}
                 {t.curves.clone().map(|svg| view! {
                     <figure class="results-chart">
-                        // Built by app::results::charts from numbers and escaped labels only.
-                        <div inner_html=svg></div>
+                        // Built by app::results::charts from numbers and escaped labels only; scrolls on a phone (focusable).
+                        <div inner_html=svg tabindex="0" role="region" aria-label="Context curves of the runs"></div>
                         <figcaption>"Context curves: mean prompt tokens per turn, over the samples that reached the turn."</figcaption>
                     </figure>
                 })}
