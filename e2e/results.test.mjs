@@ -209,7 +209,8 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   ]);
   await page.waitForSelector('[data-testid="compare-table"]');
   const rows = await page.locator('[data-testid="compare-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
-  assert.deepEqual(rows.map((r) => [r[0], r[1]]), [['full.json', 'full'], ['window.json', 'window:exchanges=8'], ['graph.json', 'graph']]);
+  // Strategies are named by the parameters off their defaults: window's 8 exchanges are its default.
+  assert.deepEqual(rows.map((r) => [r[0], r[1]]), [['full.json', 'full'], ['window.json', 'window'], ['graph.json', 'graph']]);
   assert.match(rows[0][2], /^100\.0% .* 4\/4$/);
   assert.equal(rows[0][4], 'baseline');
   assert.match(rows[1][4], /^-75\.0 pts \(p 0\.2500\)$/, 'paired McNemar against the first run');
@@ -243,6 +244,26 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   await page.fill('[data-testid="compare-price-in"]', '3');
   await page.locator('[data-testid="compare-price-in"]').press('Tab');
   await page.waitForSelector('.results-compare [role="alert"]', { state: 'detached' });
+  // On a phone the tables scroll inside their own containers; the page does not scroll sideways.
+  const panel = page.locator('[data-testid="compare-panel"]');
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await panel.screenshot({ path: join(SHOTS, `compare-tables-desktop-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const narrow = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth,
+    boxes: [...document.querySelectorAll('.results-compare-scroll')].map((b) => [b.getBoundingClientRect().right, b.scrollWidth > b.clientWidth]) }));
+  assert.ok(narrow.page <= narrow.screen, `the page is ${narrow.page} px wide on a ${narrow.screen} px screen`);
+  assert.ok(narrow.boxes.every(([right]) => right <= narrow.screen), `every table's container fits: ${JSON.stringify(narrow.boxes)}`);
+  assert.ok(narrow.boxes.some(([, scrolls]) => scrolls), 'the widest table scrolls inside its container');
+  await panel.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await panel.screenshot({ path: join(SHOTS, `compare-tables-phone-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
   // One curve per run; the growing run climbs, the windowed one stays flat.
   const curves = await page.locator('[data-testid="context-curves"] .chart-curve').evaluateAll((gs) => gs.map((g) => [g.dataset.run, g.querySelectorAll('circle').length,
     g.querySelector('polyline').getAttribute('points').split(' ').map((p) => Number(p.split(',')[1]))]));

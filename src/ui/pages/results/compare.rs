@@ -86,7 +86,7 @@ pub fn CompareRuns() -> impl IntoView {
             </p>
             <ErrorView message=Signal::derive(move || error.get()) />
             {move || table.get().map(|t| view! {
-                <div class="results-compare-scroll">
+                <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Accuracy of each run against the baseline">
                     <table data-testid="compare-table">
                         <caption>"Accuracy of each run against the baseline (the first file)"</caption>
                         <thead><tr>{t.header.iter().map(|h| view! { <th scope="col">{breakable(h)}</th> }).collect_view()}</tr></thead>
@@ -98,7 +98,7 @@ pub fn CompareRuns() -> impl IntoView {
                 {t.notes.iter().map(|n| view! { <p class="muted">{n.clone()}</p> }).collect_view()}
                 <SpendTable runs=t.spend.clone() />
                 {(!t.by_topology.1.is_empty()).then(|| view! {
-                    <div class="results-compare-scroll">
+                    <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Accuracy of each run by topology">
                         <table data-testid="compare-topologies">
                             <caption>"Accuracy of each run by topology"</caption>
                             <thead><tr>{t.by_topology.0.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view()}</tr></thead>
@@ -157,7 +157,7 @@ fn SpendTable(runs: Vec<RunSpend>) -> impl IntoView {
             <span class="muted">{move || if settings.with(|s| s.spend.priced()) { "" } else { " type prices to see what each run cost" }}</span>
             {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert">{p}</span> })}
         </p>
-        <div class="results-compare-scroll">
+        <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Tokens and cost of each run">
             <table data-testid="compare-costs">
                 <caption>"Tokens and cost of each run, with the differences from the baseline"</caption>
                 <thead><tr>{move || table.with(|(header, _)| header.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view())}</tr></thead>
