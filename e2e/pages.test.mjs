@@ -147,8 +147,8 @@ test('an evaluation runs the agent loop over fetch and its metrics show on the r
   await page.click('text=see metrics');
   await page.waitForSelector('#results-metrics');
   // Both samples ended with success: the statuses table counts them.
-  const statuses = await page.locator('table[data-testid="metrics-statuses"] tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
-  assert.deepEqual(statuses, [['success', '2', '100.0%']]);
+  const statusRows = await page.locator('table[data-testid="metrics-statuses"] tbody tr').evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(statusRows, [['success', '2', '100.0%']]);
   await page.screenshot({ path: join(SHOTS, 'results.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });
