@@ -88,7 +88,7 @@ pub fn CompareRuns() -> impl IntoView {
             {move || table.get().map(|t| view! {
                 <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Accuracy of each run against the baseline">
                     <table data-testid="compare-table">
-                        <caption>"Accuracy of each run against the baseline (the first file)"</caption>
+                        <caption><span class="results-caption">"Accuracy of each run against the baseline (the first file)"</span></caption>
                         <thead><tr>{t.header.iter().map(|h| view! { <th scope="col">{breakable(h)}</th> }).collect_view()}</tr></thead>
                         <tbody>{t.rows.iter().map(|row| view! {
                             <tr data-testid="compare-row">{cells(row)}</tr>
@@ -100,7 +100,7 @@ pub fn CompareRuns() -> impl IntoView {
                 {(!t.by_topology.1.is_empty()).then(|| view! {
                     <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Accuracy of each run by topology">
                         <table data-testid="compare-topologies">
-                            <caption>"Accuracy of each run by topology"</caption>
+                            <caption><span class="results-caption">"Accuracy of each run by topology"</span></caption>
                             <thead><tr>{t.by_topology.0.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view()}</tr></thead>
                             <tbody>{t.by_topology.1.iter().map(|row| view! {
                                 <tr data-testid="compare-topology-row">{cells(row)}</tr>
@@ -159,7 +159,7 @@ fn SpendTable(runs: Vec<RunSpend>) -> impl IntoView {
         </p>
         <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Tokens and cost of each run">
             <table data-testid="compare-costs">
-                <caption>"Tokens and cost of each run, with the differences from the baseline"</caption>
+                <caption><span class="results-caption">"Tokens and cost of each run, with the differences from the baseline"</span></caption>
                 <thead><tr>{move || table.with(|(header, _)| header.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view())}</tr></thead>
                 <tbody>{move || table.with(|(_, rows)| rows.iter().map(|row| view! {
                     <tr data-testid="compare-cost-row">{cells(row)}</tr>
