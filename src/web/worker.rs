@@ -1,9 +1,11 @@
 //! Running `app::jobs` away from the page: `serve` is the Web Worker's side (it answers `ToWorker` messages,
 //! advancing jobs one slice at a time so a `Cancel`, a query or a detail request is read between slices), `start`
 //! is the page's side (it starts the worker once and routes `FromWorker` messages to the job that asked). The
-//! worker says `Ready` once it listens; messages wait until then. Where a worker cannot start or fails to
-//! load, the same slices run on the main thread, yielding to the browser between them. The samples a job makes
-//! stay in the runner's `Store`.
+//! worker says `Ready` once it listens; messages wait until then. The page never runs a job itself: the
+//! engine's generators, the interpreter and the picture renderer live in the worker's module only, so the page's
+//! module (what a first visit downloads before anything shows) leaves them out. Where a worker cannot start
+//! or fails to load, every job ends as failed with the reason. The samples a job makes stay in the worker's
+//! `Store`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,13 +25,13 @@ const WORKER_SCRIPT: &str = "./arbigraph-worker_loader.js";
 /// Aim for slices of about this many milliseconds, so messages and frames are never held up for long.
 const SLICE_MS: f64 = 25.0;
 
-/// Jobs in progress and the samples they made; shared by the worker and the main-thread fallback.
+/// Jobs in progress and the samples they made, in the worker.
 struct Scheduler {
     registry: Registry,
     store: Store,
     jobs: Vec<Job>,
     scheduled: bool,
-    /// Workers a generation may use in all (`ToWorker::Workers`); 1 on the main thread.
+    /// Workers a generation may use in all (`ToWorker::Workers`).
     wanted: usize,
     /// Helper workers this worker started for spread generations (`app::jobs::split`).
     helpers: Vec<Helper>,
@@ -323,8 +325,8 @@ struct Outgoing {
 enum Backend {
     /// A worker; messages wait in `queue` until it says it is ready.
     Worker { worker: web_sys::Worker, ready: bool, queue: Vec<Outgoing> },
-    /// No worker: the page runs the slices itself.
-    MainThread(Rc<RefCell<Scheduler>>),
+    /// No worker: it could not start or stopped, for this reason; every job fails with it.
+    Unavailable(String),
 }
 
 struct Runner {
@@ -374,9 +376,9 @@ fn on_worker_message(event: web_sys::MessageEvent) {
     }
 }
 
-/// The worker failed to load or crashed: run everything on the main thread from now on. Jobs the worker was
-/// running are lost with it; they end as failed so their pages can say so and try again.
-fn fall_back() {
+/// The worker failed to load or crashed: jobs it was running or that were waiting for it end as failed, with
+/// the reason, so their pages say so; later jobs fail the same way.
+fn fall_back(reason: String) {
     let runner = RUNNER.with(Rc::clone);
     let (queued, lost): (Vec<Outgoing>, Vec<u64>) = {
         let mut r = runner.borrow_mut();
@@ -390,17 +392,22 @@ fn fall_back() {
                 return;
             }
         };
-        r.backend = Some(Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))));
+        r.backend = Some(Backend::Unavailable(reason));
         let waiting: Vec<u64> = queued.iter().filter_map(|o| if let ToWorker::Start { id, .. } = o.message { Some(id) } else { None }).collect();
         let lost = r.listeners.keys().copied().filter(|id| !waiting.contains(id)).collect();
         (queued, lost)
     };
     for id in lost {
-        dispatch(FromWorker::Failed { id, message: "the background worker stopped; run it again".into(), location: None });
+        dispatch(FromWorker::Failed { id, message: "the background worker stopped; reload the page and run it again".into(), location: None });
     }
     for outgoing in queued {
         send(outgoing);
     }
+}
+
+/// What a job gets when no worker runs: why, and what to do.
+fn unavailable_message(reason: &str) -> String {
+    format!("the background worker is not running ({reason}); this page makes, reads and draws samples only in a Web Worker: reload it, or use a browser that runs module workers")
 }
 
 fn backend() -> Backend {
@@ -410,7 +417,10 @@ fn backend() -> Backend {
             let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(on_worker_message);
             worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
             on_message.forget();
-            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| fall_back());
+            let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(|event: web_sys::ErrorEvent| {
+                let message = event.message();
+                fall_back(if message.is_empty() { format!("{WORKER_SCRIPT} failed to load") } else { message })
+            });
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             on_error.forget();
             // Generations spread over as many workers as the machine has cores (capped).
@@ -418,7 +428,7 @@ fn backend() -> Backend {
             let count = split::workers_for(cores as u32);
             Backend::Worker { worker, ready: false, queue: vec![Outgoing { message: ToWorker::Workers { count }, file: None }] }
         }
-        Err(_) => Backend::MainThread(Rc::new(RefCell::new(Scheduler::new()))),
+        Err(e) => Backend::Unavailable(format!("it could not start: {}", js_error(&e))),
     }
 }
 
@@ -448,42 +458,14 @@ fn send(outgoing: Outgoing) {
             drop(r);
             post(outgoing);
         }
-        // On the page's own thread a generation is not spread: there are no helpers to lend blocks to.
-        Backend::MainThread(_) if matches!(outgoing.message, ToWorker::Workers { .. }) => {}
-        Backend::MainThread(scheduler) => {
-            let scheduler = scheduler.clone();
+        Backend::Unavailable(reason) => {
+            let message = unavailable_message(reason);
             drop(r);
-            if outgoing.file.is_some() {
-                read_then_send(outgoing);
-                return;
+            if let ToWorker::Start { id, .. } = outgoing.message {
+                dispatch(FromWorker::Failed { id, message, location: None });
             }
-            let mut out = Vec::new();
-            scheduler.borrow_mut().receive(outgoing.message, &mut out);
-            for message in out {
-                dispatch(message);
-            }
-            pump(scheduler, Rc::new(dispatch));
         }
     }
-}
-
-/// Main thread only: reads the file's text (asynchronously), then sends the message with it.
-fn read_then_send(outgoing: Outgoing) {
-    let Outgoing { mut message, file } = outgoing;
-    let Some(file) = file else { return };
-    wasm_bindgen_futures::spawn_local(async move {
-        let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
-        if let ToWorker::Start { id, request: JobRequest::OpenFile { text: slot, name, .. } } = &mut message {
-            match text {
-                Some(text) => *slot = text,
-                None => {
-                    dispatch(FromWorker::Failed { id: *id, message: format!("cannot read {name}"), location: None });
-                    return;
-                }
-            }
-        }
-        send(Outgoing { message, file: None });
-    });
 }
 
 /// A job started on the runner; cancelling is asynchronous (the last message is `Cancelled`).
@@ -553,12 +535,4 @@ pub fn warm_up() {
     }
 }
 
-/// True when jobs run in a Web Worker (false: in slices on the main thread).
-pub fn uses_worker() -> bool {
-    let runner = RUNNER.with(Rc::clone);
-    let mut r = runner.borrow_mut();
-    if r.deferred.is_some() {
-        return true;
-    }
-    matches!(r.backend.get_or_insert_with(backend), Backend::Worker { .. })
-}
+

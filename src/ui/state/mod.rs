@@ -17,13 +17,14 @@ pub use lab::LabState;
 
 use leptos::prelude::*;
 
-use crate::engine::tasks::registry::{builtin, Registry};
+use crate::engine::tasks::registry::{described, Registry};
 
 thread_local! {
-    static REGISTRY: Registry = builtin();
+    static REGISTRY: Registry = described();
 }
 
-/// Runs `f` with the built-in registry (built once per page load).
+/// Runs `f` with the built-in tasks' descriptions (built once per page load): validation and the task lists read
+/// them; samples are made by the worker, which holds the generators.
 pub fn with_registry<R>(f: impl FnOnce(&Registry) -> R) -> R {
     REGISTRY.with(f)
 }

@@ -1,16 +1,20 @@
 //! From design to instances: generate samples of the graph (samples per target, seed, and the families that
 //! nodes of family `any` draw from) in the job runner and open them in the instance browser; or preview
-//! one sample here.
+//! one sample here, made by the same worker (the page holds no generators).
 
 use leptos::prelude::*;
 
 use crate::app::design::NoticeLevel;
+use crate::app::instance::Detail;
+use crate::app::jobs::{FromWorker, JobRequest};
 use crate::engine::generate::form::GenerateForm;
-use crate::app::jobs::roles_of;
-use crate::engine::generate::{self, GenerateConfig, Topology};
-use crate::engine::graph::{Severity, ValidGraph};
+use crate::engine::graph::Severity;
 use crate::ui::common::{PromptView, RoleLegend};
-use crate::ui::state::{with_registry, AppState};
+use crate::ui::state::AppState;
+use crate::web::worker;
+
+/// The worker's dataset that holds the previewed sample (replaced by each preview).
+const PREVIEW: &str = "design:preview";
 
 /// The generate panel.
 #[component]
@@ -20,7 +24,7 @@ pub fn RunPanel() -> impl IntoView {
     let spt = RwSignal::new(2u32);
     let seed = RwSignal::new(0u64);
     let families = RwSignal::new("math".to_string());
-    let sample = RwSignal::new(None);
+    let sample = RwSignal::new(None::<Detail>);
 
     let errors = move || design.issues.with(|i| i.iter().filter(|i| i.severity == Severity::Error).count());
     let form = move || GenerateForm { topology: "baseline".into(), family: families.get_untracked(), samples_per_target: spt.get_untracked().max(1), seed: seed.get_untracked(), ..GenerateForm::default() };
@@ -35,21 +39,26 @@ pub fn RunPanel() -> impl IntoView {
         state.generation.run();
         let _ = window().location().set_hash("#/browse");
     };
+    // The first sample of the first target, made in the worker, then read back as the instance view reads it.
     let preview = move |_| {
         sample.set(None);
-        let graph = design.read(|m| m.graph().clone());
-        let config = form().to_config();
-        let result = with_registry(|r| {
-            let valid = ValidGraph::new(graph, r).map_err(|issues| format!("the graph has {} problem(s); see Problems", issues.len()))?;
-            let mut config = config.unwrap_or_else(|_| GenerateConfig::new(Topology::Baseline, Vec::new()));
-            config.topology = Topology::Custom(Box::new(valid));
-            config.samples_per_target = 1;
-            generate::generate_sample(&config, r, 0, 0).map_err(|e| e.to_string())
-        });
-        match result {
-            Ok(s) => sample.set(Some(s)),
-            Err(e) => design.say(NoticeLevel::Error, e),
+        let n = errors();
+        if n > 0 {
+            design.say(NoticeLevel::Error, format!("the graph has {n} problem(s); see Problems"));
+            return;
         }
+        let request = JobRequest::GenerateOne { dataset: PREVIEW.into(), form: GenerateForm { samples_per_target: 1, ..form() }, graph: Some(design.graph_json()), target: 0, sample: 0 };
+        worker::start(request, move |message| match message {
+            FromWorker::Done { .. } => {
+                worker::start(JobRequest::Detail { dataset: PREVIEW.into(), index: 0 }, move |message| match message {
+                    FromWorker::Detail { detail, .. } => sample.set(Some(*detail)),
+                    FromWorker::Failed { message, .. } => design.say(NoticeLevel::Error, message),
+                    _ => {}
+                });
+            }
+            FromWorker::Failed { message, .. } => design.say(NoticeLevel::Error, message),
+            _ => {}
+        });
     };
     let number = |ev: &leptos::ev::Event| event_target_value(ev).trim().parse::<u64>().ok();
     view! {
@@ -69,9 +78,9 @@ pub fn RunPanel() -> impl IntoView {
                 <button id="design-generate" on:click=preview title="Generate one sample here, on this page">"Preview one sample"</button>
             </div>
             {move || sample.get().map(|s| view! {
-                <p>"Graded output "<code>{s.target_output_name.clone()}</code>" = "<code id="design-answer">{s.ground_truth.repr()}</code></p>
+                <p>"Graded output "<code>{s.answer_name.clone()}</code>" = "<code id="design-answer">{s.answer.clone()}</code></p>
                 <RoleLegend />
-                <PromptView text=s.prompt.text().to_string() roles=roles_of(&s.prompt) />
+                <PromptView text=s.prompt.clone() roles=s.roles.clone() />
             })}
         </div>
     }

@@ -5,13 +5,21 @@
 //! (`python.ours`, `python.ref`): a bare family draws from its pack when one is loaded (the pack stands in for
 //! our tasks of that family, so bringing the paper's functions gives the paper's family) and from ours
 //! otherwise; `python.ours` and `python.ref` pick one source, and naming both draws from both.
+//!
+//! `described()` is the same registry without the generators: each task known by its `TaskInfo` only, read from
+//! `registry/table.rs`, which a test writes from `builtin()` (so the two cannot drift apart). The browser page
+//! validates graphs and lists tasks with it and leaves generation to its Web Worker, so the page's module does
+//! not carry the task families' code and data.
+
+mod table;
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::image::ImageParams;
 use super::pack::{Pack, PackKind};
-use super::{Family, Task};
+use super::{Family, Task, TaskContext, TaskError, TaskInfo, TaskInstance};
+use crate::engine::rng::InstanceRng;
 use crate::engine::value::Kind;
 
 /// All tasks known to a run (built-ins plus, in the app, user-supplied Python functions).
@@ -197,4 +205,98 @@ pub fn builtin_with(image: ImageParams) -> Registry {
         registry.add(task).expect("built-in task keys are unique");
     }
     registry
+}
+
+/// The built-in tasks by their descriptions alone (`registry/table.rs`): enough to validate graphs, list and
+/// pick tasks; instantiating one is refused with a message naming it. The same keys, ids, names, kinds and
+/// descriptions as `builtin()`, in the same order (a test compares them).
+pub fn described() -> Registry {
+    let mut registry = Registry::default();
+    for t in table::TASKS {
+        let info = TaskInfo {
+            key: t.key.to_string(),
+            family: t.family,
+            task_id: t.task_id,
+            name: t.name.to_string(),
+            input_kinds: t.inputs.to_vec(),
+            output_kind: t.output,
+            description: t.description.to_string(),
+        };
+        registry.add(Rc::new(Described(info))).expect("the table's keys are unique");
+    }
+    registry
+}
+
+/// One row of `registry/table.rs`.
+struct Row {
+    key: &'static str,
+    family: Family,
+    task_id: u32,
+    name: &'static str,
+    inputs: &'static [Kind],
+    output: Kind,
+    description: &'static str,
+}
+
+/// A task known by its description only.
+struct Described(TaskInfo);
+
+impl Task for Described {
+    fn info(&self) -> &TaskInfo {
+        &self.0
+    }
+
+    fn instantiate(&self, _: &TaskContext<'_>, _: &mut InstanceRng) -> Result<TaskInstance, TaskError> {
+        Err(TaskError::Compute(format!("`{}` is only described here: instances are made where the built-in registry is loaded", self.0.key)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The source of `registry/table.rs` for `registry`.
+    fn table_source(registry: &Registry) -> String {
+        let mut out = String::from(
+            "//! The built-in tasks' descriptions, one row per task in registration order: written by the test\n\
+             //! `the_table_is_the_builtin_registry` from `builtin()` (`UPDATE_EXPECT=1 cargo test --lib registry`), never by hand.\n\n\
+             use super::Row;\nuse crate::engine::tasks::Family::*;\nuse crate::engine::value::Kind::*;\n\n\
+             pub(super) const TASKS: &[Row] = &[\n",
+        );
+        for task in registry.iter() {
+            let i = task.info();
+            let inputs: Vec<String> = i.input_kinds.iter().map(|k| format!("{k:?}")).collect();
+            out.push_str(&format!(
+                "    Row {{ key: {:?}, family: {:?}, task_id: {}, name: {:?}, inputs: &[{}], output: {:?}, description: {:?} }},\n",
+                i.key,
+                i.family,
+                i.task_id,
+                i.name,
+                inputs.join(", "),
+                i.output_kind,
+                i.description
+            ));
+        }
+        out.push_str("];\n");
+        out
+    }
+
+    #[test]
+    fn the_table_is_the_builtin_registry() {
+        expect_test::expect_file!["table.rs"].assert_eq(&table_source(&builtin()));
+    }
+
+    #[test]
+    fn the_described_registry_lists_what_the_builtin_one_does_and_refuses_to_generate() {
+        let (built, described) = (builtin(), described());
+        assert_eq!(built.len(), described.len());
+        for (b, d) in built.iter().zip(described.iter()) {
+            assert_eq!(b.info(), d.info());
+        }
+        let conv = described.get("math.ConvolutionTask").expect("the convolution task is described");
+        let input = crate::engine::value::Value::List(vec![]);
+        let ctx = TaskContext { number: 1, input_name: "task_1_input", input: &input, output_kind: None };
+        let err = conv.instantiate(&ctx, &mut InstanceRng::from_seed(0)).unwrap_err();
+        assert_eq!(err.to_string(), "computation failed: `math.ConvolutionTask` is only described here: instances are made where the built-in registry is loaded");
+    }
 }
