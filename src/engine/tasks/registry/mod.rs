@@ -49,6 +49,12 @@ impl Registry {
         pack.tasks().into_iter().try_for_each(|task| self.add_from(task, Some(pack.kind)))
     }
 
+    /// Adds a pack's task known by its description only (the page lists and validates a pack's tasks this way;
+    /// its worker holds the tasks themselves).
+    pub fn add_described(&mut self, info: TaskInfo, pack: PackKind) -> Result<(), RegistryError> {
+        self.add_from(Rc::new(Described(info)), Some(pack))
+    }
+
     fn add_from(&mut self, task: Rc<dyn Task>, pack: Option<PackKind>) -> Result<(), RegistryError> {
         let key = task.info().key.clone();
         if self.by_key.contains_key(&key) {
