@@ -251,3 +251,36 @@ fn gsm_pack_answers_are_recomputed_from_the_questions_and_chains_stay_determinis
     assert_eq!(keys.len(), builtin().family(Family::Gsm).len() + 2);
     assert_eq!(keys.iter().filter(|k| k.starts_with("gsm.symbolic.")).collect::<Vec<_>>(), [&"gsm.symbolic.0001", &"gsm.symbolic.0002"]);
 }
+
+#[test]
+fn inspect_and_render_check_a_graphs_pinned_tasks_against_the_pack_given() {
+    let dir = scratch("packs-graph");
+    let graph = |task_id: u32| {
+        let path = dir.join(format!("pinned-{task_id}.json"));
+        let text = format!(
+            r#"{{"directed": true, "multigraph": false, "graph": {{"target_node": "t"}},
+                "nodes": [{{"id": "t", "kind": "task", "family": "python", "task_id": {task_id}, "input_kind": "scalar", "output_kind": "scalar"}}],
+                "links": []}}"#
+        );
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let pack = format!("python={}", pool_path());
+    // Task 3 of the pool (digitWeight, scalar → scalar) fits the node; task 20 is one of ours, not the pool's.
+    let (code, stdout, _) = arbigraph(&["inspect", &graph(3), "--pack", &pack]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("problems:  none"), "{stdout}");
+    let beyond = graph(20);
+    let (_, stdout, _) = arbigraph(&["inspect", &beyond]);
+    assert!(stdout.contains("fit_keys_to_locks"), "without the pack, task 20 is ours: {stdout}");
+    let (code, stdout, _) = arbigraph(&["inspect", &beyond, "--pack", &pack]);
+    assert_eq!(code, 1, "the pool has 4 tasks: {stdout}");
+    assert!(stdout.contains("node `t`") && !stdout.contains("fit_keys_to_locks"), "{stdout}");
+    let svg = dir.join("pinned.svg");
+    let (code, _, stderr) = arbigraph(&["render", "--graph", &beyond, "-o", svg.to_str().unwrap(), "--pack", &pack]);
+    assert_eq!(code, 1, "an error is reported: {stderr}");
+    assert!(stderr.contains("error: node `t`: unknown python task_id 20") && svg.exists(), "drawn all the same: {stderr}");
+    let (code, _, stderr) = arbigraph(&["inspect", &beyond, "--pack", "fortran=x.f"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("unknown pack kind `fortran`"), "{stderr}");
+}

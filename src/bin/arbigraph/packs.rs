@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use arbigraph_studio::engine::tasks::image::ImageParams;
 use arbigraph_studio::engine::tasks::pack::{Pack, PackKind};
+use arbigraph_studio::engine::tasks::registry::{builtin_with, FamilyChoice, Registry};
+use arbigraph_studio::engine::tasks::Family;
 
 use super::files::{fail, read_text};
 
@@ -109,4 +112,16 @@ pub fn warn_refusals(packs: &[Pack]) {
             eprintln!("warning: {} pack {}: cannot use {refusal}", pack.kind, pack.origin);
         }
     }
+}
+
+/// The registry a graph is checked against (`inspect`, `render`): ours with `image`, and the packs `specs` name,
+/// each family drawn from its pack when one is given (as `generate --family` with a bare family does).
+pub fn checking_registry(image: ImageParams, specs: &[String]) -> Result<Registry, String> {
+    let packs = specs.iter().map(|spec| load(spec)).collect::<Result<Vec<Pack>, String>>()?;
+    warn_refusals(&packs);
+    let mut registry = builtin_with(image);
+    for pack in &packs {
+        registry.add_pack(pack).map_err(|e| format!("--pack {}: {e} (each kind of pack may be given once)", pack.origin))?;
+    }
+    Ok(registry.view(&FamilyChoice { families: Family::ALL.to_vec(), sources: Vec::new() }))
 }
