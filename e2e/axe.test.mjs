@@ -1,6 +1,7 @@
 // axe-core (from npm, through @axe-core/playwright) over every route of the built app, in the light and the dark
 // theme, plus the designer holding a 30-node graph, Browse showing an instance with its picture and its graph
-// outline, and Results with a file loaded and a sample's "where the chain broke" outline open: no violation of
+// outline, Results with a file loaded (its metrics tables) and a sample's "where the chain broke" outline open,
+// and at 390 px wide Results with those, the designer (minimap hidden, then shown) and every route: no violation of
 // impact serious or critical (WCAG 2.0-2.2 A and AA rules and axe's best practices), except those listed in
 // ACCEPTED with their reasons (also in docs/ACCESSIBILITY.md). Each violation is printed with its nodes, so a
 // failure says what to fix.
@@ -72,6 +73,10 @@ for (const scheme of ['light', 'dark']) {
     await page.goto(`${server.url}#/results`);
     await page.setInputFiles('[data-testid="results-file"]', join(ROOT, 'tests/fixtures/reference/results_math_multichain.sample.json'));
     await page.waitForSelector('[data-testid="transcript-row"]', { timeout: 30000 });
+    // Its metrics are tables: a caption each, and every row headed.
+    await page.waitForSelector('table[data-testid="metrics-nodes"] caption');
+    const metrics = await page.locator('#results-metrics table').evaluateAll((ts) => ts.map((t) => [t.caption?.textContent, t.querySelectorAll('tbody th[scope="row"]').length, t.tBodies[0].rows.length]));
+    assert.ok(metrics.length >= 5 && metrics.every(([caption, headed, rows]) => caption && headed === rows), `metrics tables: ${JSON.stringify(metrics)}`);
     await page.waitForTimeout(300);
     found.push(...await violations(page, `#/results with a file loaded (${scheme})`));
     await page.locator('[data-testid="transcript-row"]').first().click();
@@ -88,6 +93,30 @@ for (const scheme of ['light', 'dark']) {
     await page.waitForSelector('[data-testid="compare-table"] caption');
     assert.ok(await page.locator('[data-testid="compare-row"] th[scope="row"]').count() >= 2, 'each run heads its row');
     found.push(...await violations(page, `#/results comparing two runs (${scheme})`));
+
+    // On a phone: Results' tables and charts scrolling inside their containers, and the designer with its
+    // minimap toggle (the minimap hidden at first, then shown).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(300);
+    found.push(...await violations(page, `#/results at 390 px (${scheme})`));
+    await page.goto(`${server.url}#/design`);
+    await page.reload();
+    await page.waitForSelector('svg[data-testid="canvas"]');
+    await page.selectOption('[data-testid="preset"]', 'random');
+    await page.fill('.design-presets input[name="n"]', '30');
+    await page.click('[data-testid="apply-preset"]');
+    await page.waitForSelector('[data-testid="minimap-toggle"][aria-expanded="false"]');
+    found.push(...await violations(page, `#/design at 390 px, minimap hidden (${scheme})`));
+    await page.click('[data-testid="minimap-toggle"]');
+    await page.waitForSelector('[data-testid="minimap"]');
+    found.push(...await violations(page, `#/design at 390 px, minimap shown (${scheme})`));
+    for (const route of all.filter((r) => r !== 'design')) {
+      await page.goto(`${server.url}#/${route}`);
+      await page.waitForSelector(`#page-${route}`, { timeout: 20000 });
+      await page.waitForTimeout(300);
+      found.push(...await violations(page, `#/${route} at 390 px (${scheme})`));
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
   });

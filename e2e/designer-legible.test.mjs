@@ -1,7 +1,7 @@
 // Canvas text stays legible at the zoom Fit chooses: after Fit on the chain-of-8 and the 50-task random-DAG
 // presets, at desktop and phone widths, every text drawn in the designer's canvas measures at least 11 CSS px
-// (its computed font size times the scale of its transform), and so does every node label of the same graphs'
-// instance drawing on Browse (the engine's edge slot labels there, 9 px, are counted and printed, not held to it).
+// (its computed font size times the scale of its transform), and so does every text of the same graphs'
+// instance drawing on Browse, node labels and a multichain's pack slot labels alike.
 // Screenshots of the canvas land in target/screenshots/legible-*-{light,dark}.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,9 +35,10 @@ async function preset(page, key, n) {
   await page.goto(`${server.url}#/design`);
   await page.waitForSelector(CANVAS);
   await page.selectOption('select[data-testid="preset"]', key);
-  await page.fill('.design-presets input[name="n"]', String(n));
+  // A preset without a size (the multichain's structure) keeps its default.
+  if (n !== null) await page.fill('.design-presets input[name="n"]', String(n));
   await page.click('[data-testid="apply-preset"]');
-  await page.waitForFunction((n) => new RegExp(`^${n} nodes`).test(document.querySelector('[data-testid="counts"]').textContent) || /^\d+ nodes/.test(document.querySelector('[data-testid="counts"]').textContent), n);
+  await page.waitForFunction(() => /^\d+ nodes/.test(document.querySelector('[data-testid="counts"]').textContent));
   await page.click('[data-testid="fit"]');
   await page.waitForTimeout(200);
 }
@@ -73,11 +74,12 @@ test('after Fit, every canvas text of a chain of 8 and a 50-task random DAG is a
   assert.deepEqual(errors, []);
 });
 
-test('the instance drawing on Browse of the same graphs draws every node label at 11 CSS px or more', async () => {
+test('the instance drawing on Browse of the same graphs and of a multichain draws every text, slot labels included, at 11 CSS px or more', async () => {
   const { page, errors } = browser;
   for (const [width, height] of SIZES) {
     await page.setViewportSize({ width, height });
-    for (const [key, n] of CASES) {
+    // The default multichain (m,m,[m,m],[m,m],m,m) joins its parallel tasks with packs: edges with slot labels.
+    for (const [key, n] of [...CASES, ['multichain', null]]) {
       await preset(page, key, n);
       await page.waitForFunction(() => !/error/i.test(document.querySelector('.design-issues-summary').textContent));
       await page.fill('.design-run input[name="spt"]', '1');
@@ -90,15 +92,67 @@ test('the instance drawing on Browse of the same graphs draws every node label a
       const root = (await page.locator('.instance-graph svg').count()) ? '.instance-graph svg' : '.lod-canvas svg';
       const texts = await measure(page, root, root.startsWith('.instance') ? '.instance-graph' : '.lod-canvas');
       const smallest = Math.min(...texts.map((t) => t.px));
-      console.log(`Browse ${key} ${n} at ${width}px: ${texts.length} texts in view, smallest ${smallest.toFixed(2)} px (${texts.find((t) => t.px === smallest)?.text})`);
+      console.log(`Browse ${key} ${n ?? "(default)"} at ${width}px: ${texts.length} texts in view, smallest ${smallest.toFixed(2)} px (${texts.find((t) => t.px === smallest)?.text})`);
       assert.ok(texts.length >= 1, 'the drawing has text in view');
-      const nodeTexts = texts.filter((t) => t.cls !== 'slot');
-      assert.ok(nodeTexts.length >= 1, 'node labels are in view');
-      for (const t of nodeTexts) {
-        assert.ok(t.px >= MIN_PX - 0.01, `Browse ${key} at ${width}px: "${t.text}" is ${t.px.toFixed(2)} px`);
+      assert.ok(texts.some((t) => t.cls !== 'slot'), 'node labels are in view');
+      if (key === 'multichain') {
+        // Slot labels anywhere in the drawing (scrolled out of view or not), each measured as drawn.
+        const slots = await page.$$eval(`${root} text.slot`, (els) => els.map((el) => parseFloat(getComputedStyle(el).fontSize) * Math.hypot(el.getScreenCTM().a, el.getScreenCTM().b)));
+        console.log(`Browse multichain at ${width}px: ${slots.length} slot labels, smallest ${Math.min(...slots).toFixed(2)} px`);
+        assert.ok(slots.length >= 2, `the multichain's pack labels its slots (${slots.length})`);
+        for (const px of slots) assert.ok(px >= MIN_PX - 0.01, `a slot label is ${px.toFixed(2)} px`);
+        if (width === 390) {
+          for (const scheme of ['light', 'dark']) {
+            await page.emulateMedia({ colorScheme: scheme });
+            await page.locator('.instance-graph').screenshot({ path: join(SHOTS, `legible-browse-multichain-phone-${scheme}.png`) });
+          }
+          await page.emulateMedia({ colorScheme: 'light' });
+        }
+      }
+      for (const t of texts) {
+        assert.ok(t.px >= MIN_PX - 0.01, `Browse ${key} at ${width}px: "${t.text}" (.${t.cls}) is ${t.px.toFixed(2)} px`);
       }
     }
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(errors, []);
+});
+
+test('on a phone the minimap starts hidden behind a labelled toggle and covers little of the canvas when shown; on a desktop it starts shown', async () => {
+  const { page, errors } = browser;
+  const area = (sel) => page.locator(sel).evaluate((el) => { const r = el.getBoundingClientRect(); return r.width * r.height; });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await preset(page, 'random', 50);
+  const toggle = page.locator('[data-testid="minimap-toggle"]');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false', 'hidden at first on a phone');
+  assert.equal(await page.locator('[data-testid="minimap"]').count(), 0);
+  const box = await toggle.boundingBox();
+  assert.ok(box.width >= 24 && box.height >= 24, `the toggle is a 24 px target (${box.width} x ${box.height})`);
+  assert.match(await toggle.textContent(), /Show minimap/);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('.design-stage-view').screenshot({ path: join(SHOTS, `designer-phone-minimap-hidden-${scheme}.png`) });
+  }
+  // The keyboard opens it (Enter on the focused button).
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="minimap"]');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  const share = (await area('[data-testid="minimap"]')) / (await area(CANVAS));
+  console.log(`phone: the minimap shown covers ${(100 * share).toFixed(1)} % of the canvas`);
+  assert.ok(share < 0.12, `the minimap covers ${(100 * share).toFixed(1)} % of the canvas`);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('.design-stage-view').screenshot({ path: join(SHOTS, `designer-phone-minimap-shown-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await toggle.click();
+  await page.waitForSelector('[data-testid="minimap"]', { state: 'detached' });
+  // The first choice follows the screen the page opens on.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.reload();
+  await preset(page, 'random', 50);
+  assert.ok(await page.locator('[data-testid="minimap"]').isVisible(), 'shown at first on a desktop');
+  assert.equal(await page.locator('[data-testid="minimap-toggle"]').getAttribute('aria-expanded'), 'true');
   assert.deepEqual(errors, []);
 });

@@ -44,7 +44,8 @@ test('a dataset file is refused with its name and the results shown stay', async
   await page.setInputFiles('[data-testid="results-file"]', file('run.json', results));
   await page.waitForSelector('#results-metrics');
   const shown = await page.textContent('#results-metrics');
-  assert.match(shown, /3/);
+  const overall = await page.locator('table[data-testid="metrics-accuracy"] tbody tr').first().evaluate((r) => [...r.cells].map((c) => c.textContent));
+  assert.deepEqual([overall[0], overall[3], overall[4]], ['Overall', '2', '3'], 'two of the three samples are right');
   await page.setInputFiles('[data-testid="results-file"]', file('instances.json', dataset));
   await page.waitForSelector('.error-view');
   assert.match(await page.textContent('.error-view'), /^instances\.json: this is a dataset file, not a results file/);
@@ -106,6 +107,94 @@ test('the accuracy chart draws a bar with its Wilson whisker per topology and fa
   assert.deepEqual(errors, []);
 });
 
+/** Wilson's 95% interval of k correct out of n, in percent with one decimal, as the tables print it. */
+function wilson(k, n) {
+  const z = 1.959963984540054, p = k / n, d = 1 + z * z / n;
+  const centre = (p + z * z / (2 * n)) / d, half = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+  return `${(100 * Math.max(0, centre - half)).toFixed(1)}–${(100 * Math.min(1, centre + half)).toFixed(1)}%`;
+}
+
+/** Every table of the metrics: its testid, caption, column headers with their scope, and its rows (each cell's
+ * tag, scope and text). */
+const metricsTables = (page) => page.locator('#results-metrics table').evaluateAll((tables) => tables.map((t) => ({
+  testid: t.dataset.testid,
+  caption: t.caption?.textContent ?? '',
+  header: [...t.tHead.rows[0].cells].map((c) => [c.tagName, c.getAttribute('scope'), c.textContent]),
+  rows: [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => [c.tagName, c.getAttribute('scope'), c.textContent])),
+})));
+
+test("the run's metrics are tables with captions and column and row headers, each scrolling inside itself on a phone", async () => {
+  const { page, errors } = browser;
+  await page.goto(`${server.url}#/results`);
+  const mixed = { summary: { generation_params: {} }, samples: [
+    ...results.samples,
+    { ...sample(4, '7'), target_family: 'gsm' }, { ...sample(5, '8', 'timeout'), target_family: 'gsm' },
+  ] };
+  await page.setInputFiles('[data-testid="results-file"]', file('mixed.json', mixed));
+  await page.waitForSelector('#results-metrics table');
+  const tables = await metricsTables(page);
+  assert.equal(await page.locator('#results-metrics pre').count(), 0, 'no preformatted block is left');
+  for (const t of tables) {
+    assert.ok(t.caption.length > 10, `${t.testid} has a caption`);
+    assert.ok(t.header.every(([tag, scope]) => tag === 'TH' && scope === 'col'), `${t.testid}: column headers`);
+    for (const row of t.rows) {
+      assert.equal(row.length, t.header.length, `${t.testid}: a cell per column`);
+      assert.deepEqual(row[0].slice(0, 2), ['TH', 'row'], `${t.testid}: each row has its header`);
+      assert.ok(row.slice(1).every(([tag]) => tag === 'TD'), `${t.testid}: data cells`);
+    }
+  }
+  const byId = Object.fromEntries(tables.map((t) => [t.testid, t]));
+  const text = (t) => t.rows.map((r) => r.map((c) => c[2]));
+  // 3 of 5 right over all; baseline × gsm 1 of 2 and baseline × math 2 of 3, with Wilson intervals worked out here.
+  assert.deepEqual(text(byId['metrics-accuracy']), [
+    ['Overall', '60.0%', wilson(3, 5), '3', '5'],
+    ['baseline × gsm', '50.0%', wilson(1, 2), '1', '2'],
+    ['baseline × math', '66.7%', wilson(2, 3), '2', '3'],
+  ]);
+  assert.deepEqual(text(byId['metrics-statuses']), [['success', '4', '80.0%'], ['timeout', '1', '20.0%']]);
+  assert.deepEqual(byId['metrics-means'].header.map((h) => h[2]), ['Measure', 'Value']);
+  await page.screenshot({ path: join(SHOTS, 'results-tables-desktop-light.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SHOTS, 'results-tables-desktop-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  // The reference's multichain grades its nodes here: one row per graded output, in graph order.
+  const reference = JSON.parse(readFileSync(join(ROOT, 'tests', 'fixtures', 'reference', 'results_math_multichain.sample.json'), 'utf8'));
+  await page.setInputFiles('[data-testid="results-file"]', file('reference.json', reference));
+  await page.waitForSelector('#results-metrics table[data-testid="metrics-nodes"]');
+  const nodes = text((await metricsTables(page)).find((t) => t.testid === 'metrics-nodes'));
+  const numbers = nodes.map((r) => Number(r[0].match(/^task_(\d+)_out$/)?.[1]));
+  assert.ok(numbers.length >= 8 && numbers.every((n, i) => Number.isInteger(n) && (i === 0 || n > numbers[i - 1])), `node outputs in graph order: ${nodes.map((r) => r[0])}`);
+  for (const [, rate, interval, correct, graded, breaks] of nodes) {
+    assert.equal(rate, `${(100 * Number(correct) / Number(graded)).toFixed(1)}%`);
+    assert.equal(interval, wilson(Number(correct), Number(graded)));
+    assert.ok(Number(breaks) <= Number(graded) - Number(correct), 'a first break is a wrong or missing output');
+  }
+  // On a phone the page never scrolls sideways; a table wider than the screen scrolls in its own container.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const widths = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth,
+    boxes: [...document.querySelectorAll('#results-metrics .results-table-scroll')].map((b) => b.getBoundingClientRect().right),
+  }));
+  assert.ok(widths.page <= widths.screen, `the page is ${widths.page} px wide on a ${widths.screen} px screen`);
+  assert.ok(widths.boxes.every((right) => right <= widths.screen), `every table's container fits: ${widths.boxes}`);
+  // The charts and the heat map keep their text at 11 CSS px or more (font size times the drawing's scale),
+  // scrolling inside their figure rather than shrinking.
+  const chartTexts = await page.$$eval('#page-results figure svg text', (els) => els.map((el) => ({
+    text: el.textContent, px: parseFloat(getComputedStyle(el).fontSize) * Math.hypot(el.getScreenCTM().a, el.getScreenCTM().b),
+  })));
+  console.log(`Results at 390 px: ${chartTexts.length} chart texts, smallest ${Math.min(...chartTexts.map((t) => t.px)).toFixed(2)} px`);
+  assert.ok(chartTexts.length >= 10, `the charts are drawn (${chartTexts.length} texts)`);
+  for (const t of chartTexts) assert.ok(t.px >= 10.99, `chart text "${t.text}" is ${t.px.toFixed(2)} px`);
+  await page.locator('#results-metrics').scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('#results-metrics').screenshot({ path: join(SHOTS, `results-tables-phone-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(errors, []);
+});
+
 test('three runs compare side by side against the first, and a bad pick leaves the table', async () => {
   const { page, errors } = browser;
   await page.goto(`${server.url}#/results`);
@@ -120,7 +209,8 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   ]);
   await page.waitForSelector('[data-testid="compare-table"]');
   const rows = await page.locator('[data-testid="compare-row"]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
-  assert.deepEqual(rows.map((r) => [r[0], r[1]]), [['full.json', 'full'], ['window.json', 'window:exchanges=8'], ['graph.json', 'graph']]);
+  // Strategies are named by the parameters off their defaults: window's 8 exchanges are its default.
+  assert.deepEqual(rows.map((r) => [r[0], r[1]]), [['full.json', 'full'], ['window.json', 'window'], ['graph.json', 'graph']]);
   assert.match(rows[0][2], /^100\.0% .* 4\/4$/);
   assert.equal(rows[0][4], 'baseline');
   assert.match(rows[1][4], /^-75\.0 pts \(p 0\.2500\)$/, 'paired McNemar against the first run');
@@ -154,6 +244,26 @@ test('three runs compare side by side against the first, and a bad pick leaves t
   await page.fill('[data-testid="compare-price-in"]', '3');
   await page.locator('[data-testid="compare-price-in"]').press('Tab');
   await page.waitForSelector('.results-compare [role="alert"]', { state: 'detached' });
+  // On a phone the tables scroll inside their own containers; the page does not scroll sideways.
+  const panel = page.locator('[data-testid="compare-panel"]');
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await panel.screenshot({ path: join(SHOTS, `compare-tables-desktop-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const narrow = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth,
+    boxes: [...document.querySelectorAll('.results-compare-scroll')].map((b) => [b.getBoundingClientRect().right, b.scrollWidth > b.clientWidth]) }));
+  assert.ok(narrow.page <= narrow.screen, `the page is ${narrow.page} px wide on a ${narrow.screen} px screen`);
+  assert.ok(narrow.boxes.every(([right]) => right <= narrow.screen), `every table's container fits: ${JSON.stringify(narrow.boxes)}`);
+  assert.ok(narrow.boxes.some(([, scrolls]) => scrolls), 'the widest table scrolls inside its container');
+  await panel.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await panel.screenshot({ path: join(SHOTS, `compare-tables-phone-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
   // One curve per run; the growing run climbs, the windowed one stays flat.
   const curves = await page.locator('[data-testid="context-curves"] .chart-curve').evaluateAll((gs) => gs.map((g) => [g.dataset.run, g.querySelectorAll('circle').length,
     g.querySelector('polyline').getAttribute('points').split(' ').map((p) => Number(p.split(',')[1]))]));

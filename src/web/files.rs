@@ -66,6 +66,20 @@ pub fn dropped_file(event: &web_sys::DragEvent) -> Option<web_sys::File> {
     event.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0))
 }
 
+/// Every file of a drop, in the order given.
+pub fn dropped_files(event: &web_sys::DragEvent) -> Vec<web_sys::File> {
+    event.data_transfer().and_then(|d| d.files()).map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect()).unwrap_or_default()
+}
+
+/// The text of each file, as (name, text), in order; the first that cannot be read stops with why.
+pub async fn texts_of(files: Vec<web_sys::File>) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::with_capacity(files.len());
+    for file in files {
+        out.push((file.name(), file_text(&file).await?));
+    }
+    Ok(out)
+}
+
 /// True when a drag carries files (not text or a link).
 pub fn drags_files(event: &web_sys::DragEvent) -> bool {
     event.data_transfer().is_some_and(|d| d.types().iter().any(|t| t.as_string().as_deref() == Some("Files")))

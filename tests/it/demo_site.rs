@@ -54,7 +54,7 @@ fn the_demo_site_is_what_the_cli_writes_for_the_same_settings() {
         }
         // The file a download regenerates is the site's file, byte for byte.
         let form = demo::form_of(&dataset.name).unwrap();
-        let mut export = Job::new(2, JobRequest::Export { form, graph: None, format: arbigraph_studio::engine::dataset::FileFormat::Json }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut export = Job::new(2, JobRequest::Export { form, graph: None, format: arbigraph_studio::engine::dataset::FileFormat::Json, packs: Vec::new() }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
         let mut file = None;
         while !export.is_finished() {
             for m in export.step(&registry, &mut store) {

@@ -21,6 +21,7 @@ mod image;
 mod image_eval;
 mod inspect_import_cli;
 mod math_reference;
+mod packs;
 mod providers_cli;
 mod python_conformance;
 mod python_semantics;

@@ -162,7 +162,7 @@ fn the_browsers_export_is_byte_identical_to_the_cli_file() {
         (GenerateForm { topology: "forgetting".into(), family: "gsm".into(), samples_per_target: 1, seed: 7, ..GenerateForm::default() }, FileFormat::Json, vec!["--distractors", "3"]),
     ] {
         let mut store = Store::default();
-        let mut job = Job::new(1, JobRequest::Export { form: form.clone(), graph: None, format }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut job = Job::new(1, JobRequest::Export { form: form.clone(), graph: None, format, packs: Vec::new() }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
         let mut files = Vec::new();
         while !job.is_finished() {
             for message in job.step(&registry, &mut store) {

@@ -160,11 +160,12 @@ pub fn overlay(model: &EditorModel, cx: &DrawContext) -> String {
             );
         }
         Gesture::Placing { item, cursor: Some(at) } => {
-            let (id, kind) = match item {
-                PaletteItem::Task(family) => ("new task", NodeKind::Task(super::model::new_task(family))),
-                PaletteItem::Pick => ("new pick", NodeKind::Pick { index: 0 }),
-                PaletteItem::Pack => ("new pack", NodeKind::Pack),
+            let id = match item {
+                PaletteItem::Task(_) | PaletteItem::Pinned { .. } => "new task",
+                PaletteItem::Pick => "new pick",
+                PaletteItem::Pack => "new pack",
             };
+            let kind = super::model::palette_kind(item);
             let ghost = Node { id: NodeId(id.into()), kind, position: Some((at.x, at.y)) };
             write_node(&mut out, cx, &ghost, Point::default(), NodeLook { selected: false, is_target: false, detail: Detail::Full, extra: " dn--ghost", tab: None });
         }

@@ -56,6 +56,8 @@ pub enum Hit {
 pub enum PaletteItem {
     /// A task node of a family (`math`, `gsm`, `python`, `any`).
     Task(String),
+    /// A task node pinned to one task of a family, with its kinds (a pack's task, from the palette's list).
+    Pinned { family: String, task_id: i64, input: String, output: String, name: String },
     Pick,
     Pack,
 }

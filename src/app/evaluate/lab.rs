@@ -53,12 +53,7 @@ impl Lab {
 /// `strategy` as the lab names it: its name and only the parameters that differ from their defaults
 /// (`acg:clusters=0`, `window:exchanges=4`, `acg`), which parses back to the same strategy.
 pub fn label(strategy: &Strategy) -> String {
-    let changed: Vec<String> = strategy.info().params.iter().zip(strategy.params()).filter(|(info, (_, value))| *value != info.default).map(|(_, (key, value))| format!("{key}={value}")).collect();
-    if changed.is_empty() {
-        strategy.name().to_string()
-    } else {
-        format!("{}:{}", strategy.name(), changed.join(","))
-    }
+    strategy.label()
 }
 
 /// The id of run `at` of the lab started at `stamp_ms`: `run-<stamp>-lab<at>`.

@@ -8,10 +8,12 @@
 //! - `protocol`: the messages between the page and the worker;
 //! - `generate`: generation, export and the demo site, one slice at a time, and a split run's blocks;
 //! - `open`: dataset files, hosted shards, JSON of unknown kind and designer graphs opened;
+//! - `packs`: task packs the user brings, recognised on the page and read in the worker;
 //! - `split`: a generation spread over several workers.
 
 mod generate;
 mod open;
+pub mod packs;
 mod protocol;
 pub mod python;
 pub mod split;
@@ -38,7 +40,7 @@ pub use generate::{roles_of, stored_of};
 pub use protocol::{FromWorker, JobRequest, ToWorker};
 
 enum Work {
-    Generate { dataset: String, cursor: Cursor, form: GenerateForm, graph: Option<String>, split: Option<Split> },
+    Generate { dataset: String, cursor: Cursor, form: GenerateForm, graph: Option<String>, packs: Vec<packs::PackSource>, split: Option<Split> },
     Range { cursor: Cursor, at: usize, end: usize },
     One { dataset: String, config: Box<GenerateConfig>, target: usize, sample: u32 },
     Export { cursor: Cursor, format: FileFormat, made: Vec<Sample> },
@@ -55,13 +57,15 @@ enum Work {
     RunPython { source: String, args: String },
     TracePython { source: String },
     Probes,
+    ReadPack { source: packs::PackSource },
 }
 
 /// A job in progress.
 pub struct Job {
     id: u64,
     work: Work,
-    /// The registry of a custom graph that sets its own picture parameters (else the worker's is used).
+    /// The registry of a run that brings task packs or names a source, or of a custom graph that sets its own
+    /// picture parameters (else the worker's is used).
     own_registry: Option<Registry>,
     finished: bool,
     /// Units per slice, adapted to the time slices take.
@@ -74,31 +78,35 @@ impl Job {
         let failed = |message: String| Box::new(FromWorker::Failed { id, message, location: None });
         let mut own_registry = None;
         let work = match request {
-            JobRequest::Generate { dataset, form, graph } => {
-                let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                own_registry = registry_for(&configs);
+            JobRequest::Generate { dataset, form, graph, packs } => {
+                let base = packs::registry_for_request(&packs, &form, graph.as_deref()).map_err(failed)?;
+                let configs = configs_of(&form, graph.as_deref(), base.as_ref().unwrap_or(registry)).map_err(failed)?;
+                own_registry = base.or_else(|| registry_for(&configs));
                 let cursor = Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?;
                 let summary = (cursor.runs.len() == 1).then(|| summary_of(&cursor.runs[0].config));
                 store.create(&dataset, summary, cursor.total);
-                Work::Generate { dataset, cursor, form, graph, split: None }
+                Work::Generate { dataset, cursor, form, graph, packs, split: None }
             }
-            JobRequest::GenerateRange { form, graph, first, end } => {
-                let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                own_registry = registry_for(&configs);
+            JobRequest::GenerateRange { form, graph, first, end, packs } => {
+                let base = packs::registry_for_request(&packs, &form, graph.as_deref()).map_err(failed)?;
+                let configs = configs_of(&form, graph.as_deref(), base.as_ref().unwrap_or(registry)).map_err(failed)?;
+                own_registry = base.or_else(|| registry_for(&configs));
                 let cursor = Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?;
                 if first > end || end > cursor.total {
                     return Err(failed(format!("positions {first}..{end} are outside the run's {} samples", cursor.total)));
                 }
                 Work::Range { cursor, at: first, end }
             }
-            JobRequest::GenerateOne { dataset, form, graph, target, sample } => {
-                let config = config_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                own_registry = registry_for(std::slice::from_ref(&config));
+            JobRequest::GenerateOne { dataset, form, graph, target, sample, packs } => {
+                let base = packs::registry_for_request(&packs, &form, graph.as_deref()).map_err(failed)?;
+                let config = config_of(&form, graph.as_deref(), base.as_ref().unwrap_or(registry)).map_err(failed)?;
+                own_registry = base.or_else(|| registry_for(std::slice::from_ref(&config)));
                 Work::One { dataset, config: Box::new(config), target, sample }
             }
-            JobRequest::Export { form, graph, format } => {
-                let configs = configs_of(&form, graph.as_deref(), registry).map_err(failed)?;
-                own_registry = registry_for(&configs);
+            JobRequest::Export { form, graph, format, packs } => {
+                let base = packs::registry_for_request(&packs, &form, graph.as_deref()).map_err(failed)?;
+                let configs = configs_of(&form, graph.as_deref(), base.as_ref().unwrap_or(registry)).map_err(failed)?;
+                own_registry = base.or_else(|| registry_for(&configs));
                 Work::Export { cursor: Cursor::new(configs, own_registry.as_ref().unwrap_or(registry)).map_err(failed)?, format, made: Vec::new() }
             }
             JobRequest::OpenFile { dataset, name, text } => Work::Open(Opening::new(dataset, name, text)),
@@ -119,6 +127,7 @@ impl Job {
             JobRequest::RunPython { source, args } => Work::RunPython { source, args },
             JobRequest::TracePython { source } => Work::TracePython { source },
             JobRequest::Probes => Work::Probes,
+            JobRequest::ReadPack { source } => Work::ReadPack { source },
         };
         Ok(Job { id, work, own_registry, finished: false, units: 4 })
     }
@@ -241,6 +250,10 @@ impl Job {
             },
             Work::Parse { name, text } => open::parse_json(id, name, text),
             Work::OpenGraph { name, text, arrange } => open::open_graph_job(id, name, text, *arrange),
+            Work::ReadPack { source } => match source.read() {
+                Ok(pack) => vec![FromWorker::PackRead { id, summary: Box::new(packs::PackSummary::of(&pack)) }, FromWorker::Done { id, summary: String::new() }],
+                Err(message) => vec![FromWorker::Failed { id, message, location: Some(source.origin.clone()) }],
+            },
         };
         self.finish(out)
     }
@@ -266,12 +279,12 @@ impl Job {
 
     /// The next block of a spread generation for a helper: the positions and the request that makes them.
     pub fn lend(&mut self) -> Option<(std::ops::Range<usize>, JobRequest)> {
-        let Work::Generate { form, graph, split: Some(split), .. } = &mut self.work else { return None };
+        let Work::Generate { form, graph, packs, split: Some(split), .. } = &mut self.work else { return None };
         if self.finished {
             return None;
         }
         let block = split.queue.pop_front()?;
-        let request = JobRequest::GenerateRange { form: form.clone(), graph: graph.clone(), first: block.start, end: block.end };
+        let request = JobRequest::GenerateRange { form: form.clone(), graph: graph.clone(), first: block.start, end: block.end, packs: packs.clone() };
         Some((block, request))
     }
 

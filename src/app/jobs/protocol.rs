@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
+use super::packs::{PackSource, PackSummary};
 use crate::app::browse::catalog::{Query, Row};
 use crate::app::instance::Detail;
 use crate::app::store::Stored;
@@ -15,15 +16,43 @@ use crate::engine::generate::form::GenerateForm;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum JobRequest {
     /// Generate every run of the form's plan (one run, or the paper's layouts) into dataset `dataset`, streaming
-    /// rows; `graph` (node-link JSON) makes it a custom-graph run.
-    Generate { dataset: String, form: GenerateForm, graph: Option<String> },
+    /// rows; `graph` (node-link JSON) makes it a custom-graph run. `packs` are the task packs the run may draw
+    /// from (`app::jobs::packs`): with a pack, a bare family is the pack's.
+    Generate {
+        dataset: String,
+        form: GenerateForm,
+        graph: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        packs: Vec<PackSource>,
+    },
     /// Make positions `first..end` of the plan's runs (a block lent by the worker that runs a `Generate` split
     /// over several workers, `app::jobs::split`): answered with `Made` messages, nothing stored here.
-    GenerateRange { form: GenerateForm, graph: Option<String>, first: usize, end: usize },
+    GenerateRange {
+        form: GenerateForm,
+        graph: Option<String>,
+        first: usize,
+        end: usize,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        packs: Vec<PackSource>,
+    },
     /// Regenerate one sample alone (a deep link) into dataset `dataset`, which then holds just that sample.
-    GenerateOne { dataset: String, form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
+    GenerateOne {
+        dataset: String,
+        form: GenerateForm,
+        graph: Option<String>,
+        target: usize,
+        sample: u32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        packs: Vec<PackSource>,
+    },
     /// Regenerate the plan's runs and return each as a file, byte-identical to `arbigraph generate`'s.
-    Export { form: GenerateForm, graph: Option<String>, format: FileFormat },
+    Export {
+        form: GenerateForm,
+        graph: Option<String>,
+        format: FileFormat,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        packs: Vec<PackSource>,
+    },
     /// Read a dataset file of any layout into dataset `dataset`. The worker adapter may fill `text` from a
     /// file object sent beside the message.
     OpenFile { dataset: String, name: String, text: String },
@@ -58,6 +87,8 @@ pub enum JobRequest {
     /// module (which holds the generators and the renderer): answered with `Done`, whose summary is
     /// `{"rng": …, "dataset": …, "png": …}` (`jobs::probes`).
     Probes,
+    /// Read a task pack (typing and trying every entry), answered with `PackRead`.
+    ReadPack { source: PackSource },
 }
 
 /// A message to the worker.
@@ -96,6 +127,8 @@ pub enum FromWorker {
     Drawing { id: u64, svg: String },
     /// A parsed file, re-serialised compactly (parsing proved it is JSON), with its kind.
     Parsed { id: u64, name: String, kind: String, samples: usize, json: String },
+    /// What reading a task pack found: its tasks with their kinds, and the entries refused with why.
+    PackRead { id: u64, summary: Box<PackSummary> },
     /// The job finished; `summary` says what it made (the dataset's summary object for generation runs).
     Done { id: u64, summary: String },
     /// The job stopped on a problem; `location` says where when the problem is in user input.
@@ -121,6 +154,7 @@ impl FromWorker {
             | FromWorker::File { id, .. }
             | FromWorker::Drawing { id, .. }
             | FromWorker::Parsed { id, .. }
+            | FromWorker::PackRead { id, .. }
             | FromWorker::Done { id, .. }
             | FromWorker::Failed { id, .. }
             | FromWorker::Cancelled { id }

@@ -49,7 +49,7 @@ fn generation_in_slices_stores_every_sample_in_order_like_one_run() {
     let registry = builtin();
     let mut store = Store::default();
     let form = GenerateForm { topology: "chain".into(), samples_per_target: 2, seed: 3, ..GenerateForm::default() };
-    let messages = start(JobRequest::Generate { dataset: "g".into(), form: form.clone(), graph: None }, &registry, &mut store);
+    let messages = start(JobRequest::Generate { dataset: "g".into(), form: form.clone(), graph: None, packs: vec![] }, &registry, &mut store);
     let rows = rows(&messages);
     let config = form.to_config().unwrap();
     let whole = engine_generate::generate(&config, &registry, &mut |_, _| {}).unwrap();
@@ -73,7 +73,7 @@ fn the_paper_preset_generates_every_layout_into_one_dataset() {
     let registry = builtin();
     let mut store = Store::default();
     let form = GenerateForm { topology: "paper".into(), family: "math".into(), samples_per_target: 1, ..GenerateForm::default() };
-    let rows = rows(&start(JobRequest::Generate { dataset: "p".into(), form, graph: None }, &registry, &mut store));
+    let rows = rows(&start(JobRequest::Generate { dataset: "p".into(), form, graph: None, packs: vec![] }, &registry, &mut store));
     let topologies: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.topology.as_str()).collect();
     assert_eq!(topologies.into_iter().collect::<Vec<_>>(), ["baseline", "chain", "forgetting", "multichain"]);
     assert_eq!(rows.iter().filter(|r| r.origin.is_some_and(|(run, _)| run == 3)).count(), rows.iter().filter(|r| r.topology == "multichain").count());
@@ -85,7 +85,7 @@ fn export_files_equal_the_cli_layout_for_each_run() {
     let registry = builtin();
     let mut store = Store::default();
     let form = GenerateForm { topology: "chain".into(), samples_per_target: 1, seed: 2, ..GenerateForm::default() };
-    let messages = start(JobRequest::Export { form: form.clone(), graph: None, format: FileFormat::Json }, &registry, &mut store);
+    let messages = start(JobRequest::Export { form: form.clone(), graph: None, format: FileFormat::Json, packs: vec![] }, &registry, &mut store);
     let files: Vec<(String, String)> = messages.iter().filter_map(|m| if let FromWorker::File { name, text, .. } = m { Some((name.clone(), text.clone())) } else { None }).collect();
     let config = form.to_config().unwrap();
     let samples = engine_generate::generate(&config, &registry, &mut |_, _| {}).unwrap();
@@ -115,7 +115,7 @@ fn a_dataset_gives_its_samples_as_a_file_all_or_by_position() {
     let registry = builtin();
     let mut store = Store::default();
     let form = GenerateForm { topology: "chain".into(), samples_per_target: 1, seed: 5, ..GenerateForm::default() };
-    start(JobRequest::Generate { dataset: "g".into(), form: form.clone(), graph: None }, &registry, &mut store);
+    start(JobRequest::Generate { dataset: "g".into(), form: form.clone(), graph: None, packs: vec![] }, &registry, &mut store);
     let whole = engine_generate::generate(&form.to_config().unwrap(), &registry, &mut |_, _| {}).unwrap();
     let file = |positions: Option<Vec<usize>>, store: &mut Store| -> Json {
         let out = start(JobRequest::Samples { dataset: "g".into(), positions }, &registry, store);
@@ -162,7 +162,7 @@ fn a_cancelled_job_says_so_and_stops() {
     let registry = builtin();
     let mut store = Store::default();
     let form = GenerateForm { samples_per_target: 4, ..GenerateForm::default() };
-    let mut job = Job::new(2, JobRequest::Generate { dataset: "g".into(), form, graph: None }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut job = Job::new(2, JobRequest::Generate { dataset: "g".into(), form, graph: None, packs: vec![] }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(!job.is_quick());
     let first = job.step(&registry, &mut store);
     assert!(matches!(&first[0], FromWorker::Rows { rows, total, .. } if rows.len() == 4 && *total == 160));
@@ -179,14 +179,14 @@ fn bad_requests_fail_with_a_message() {
     let registry = builtin();
     let mut store = Store::default();
     let bad = GenerateForm { family: "poetry".into(), ..GenerateForm::default() };
-    let failure = Job::new(3, JobRequest::Generate { dataset: "g".into(), form: bad, graph: None }, &registry, &mut store).err().map(|b| *b);
+    let failure = Job::new(3, JobRequest::Generate { dataset: "g".into(), form: bad, graph: None, packs: vec![] }, &registry, &mut store).err().map(|b| *b);
     let Some(FromWorker::Failed { message, .. }) = failure else { panic!("must fail") };
     assert!(message.contains("poetry"));
     let cyclic = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "a"},
         "nodes": [{"id": "a", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"},
                   {"id": "b", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"}],
         "edges": [{"source": "a", "destination": "b"}, {"source": "b", "destination": "a"}]}"#;
-    let request = JobRequest::Generate { dataset: "g".into(), form: GenerateForm::default(), graph: Some(cyclic.into()) };
+    let request = JobRequest::Generate { dataset: "g".into(), form: GenerateForm::default(), graph: Some(cyclic.into()), packs: vec![] };
     let Some(FromWorker::Failed { message, .. }) = Job::new(4, request, &registry, &mut store).err().map(|b| *b) else { panic!("must fail") };
     assert!(message.contains("cycle"), "{message}");
     let mut parse = Job::new(5, JobRequest::ParseJson { name: "x.json".into(), text: "{\n  \"a\": ,\n}".into() }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
@@ -201,7 +201,7 @@ fn a_graph_with_its_own_picture_parameters_draws_its_pictures_with_them() {
     let graph = r#"{"directed": true, "multigraph": false, "graph": {"target_node": "p", "image_params": {"num_paths": 5, "nodes_per_path": 4, "width": 1000, "height": 800}},
         "nodes": [{"id": "p", "kind": "task", "family": "image", "input_kind": "scalar", "output_kind": "list"}], "edges": []}"#;
     let form = GenerateForm { family: "image".into(), samples_per_target: 2, ..GenerateForm::default() };
-    let messages = start(JobRequest::Generate { dataset: "g".into(), form, graph: Some(graph.into()) }, &registry, &mut store);
+    let messages = start(JobRequest::Generate { dataset: "g".into(), form, graph: Some(graph.into()), packs: vec![] }, &registry, &mut store);
     assert_eq!(rows(&messages).len(), 2);
     for i in 0..2 {
         let detail = store.detail("g", i).unwrap();
@@ -210,7 +210,7 @@ fn a_graph_with_its_own_picture_parameters_draws_its_pictures_with_them() {
     }
     let plain = graph.replace(r#", "image_params": {"num_paths": 5, "nodes_per_path": 4, "width": 1000, "height": 800}"#, "");
     let form = GenerateForm { family: "image".into(), samples_per_target: 1, ..GenerateForm::default() };
-    start(JobRequest::Generate { dataset: "h".into(), form, graph: Some(plain) }, &registry, &mut store);
+    start(JobRequest::Generate { dataset: "h".into(), form, graph: Some(plain), packs: vec![] }, &registry, &mut store);
     assert!(store.detail("h", 0).unwrap().prompt.contains("shows 8 paths"), "without them, the reference's");
 }
 
@@ -277,7 +277,7 @@ fn demo_shard(registry: &Registry, name: &str) -> String {
 fn a_generation_spread_over_helpers_stores_the_bytes_one_worker_stores() {
     let registry = builtin();
     let form = GenerateForm { topology: "paper".into(), family: "math".into(), samples_per_target: 2, seed: 7, ..GenerateForm::default() };
-    let request = JobRequest::Generate { dataset: "g".into(), form, graph: None };
+    let request = JobRequest::Generate { dataset: "g".into(), form, graph: None, packs: vec![] };
     let mut alone = Store::default();
     let alone_rows = rows(&start(request.clone(), &registry, &mut alone));
 
@@ -322,9 +322,9 @@ fn a_range_outside_the_run_or_a_block_taken_twice_fails() {
     let registry = builtin();
     let mut store = Store::default();
     let form = GenerateForm { samples_per_target: 1, ..GenerateForm::default() };
-    let outside = Job::new(1, JobRequest::GenerateRange { form: form.clone(), graph: None, first: 30, end: 99 }, &registry, &mut store).err().map(|b| *b);
+    let outside = Job::new(1, JobRequest::GenerateRange { form: form.clone(), graph: None, first: 30, end: 99, packs: vec![] }, &registry, &mut store).err().map(|b| *b);
     assert!(matches!(&outside, Some(FromWorker::Failed { message, .. }) if message.contains("outside the run's 40 samples")), "{outside:?}");
-    let mut job = Job::new(2, JobRequest::Generate { dataset: "g".into(), form: GenerateForm { samples_per_target: 4, ..GenerateForm::default() }, graph: None }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut job = Job::new(2, JobRequest::Generate { dataset: "g".into(), form: GenerateForm { samples_per_target: 4, ..GenerateForm::default() }, graph: None, packs: vec![] }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(job.spread());
     let (block, request) = job.lend().unwrap();
     let mut helper = Job::new(3, request, &registry, &mut Store::default()).unwrap_or_else(|e| panic!("{e:?}"));
@@ -342,4 +342,71 @@ fn messages_round_trip_as_json() {
     assert_eq!(serde_json::from_str::<FromWorker>(&text).unwrap(), message);
     let start = ToWorker::Start { id: 1, request: JobRequest::Query { dataset: "d".into(), query: Query { text: "x".into(), ..Query::default() } } };
     assert_eq!(serde_json::from_str::<ToWorker>(&serde_json::to_string(&start).unwrap()).unwrap(), start);
+}
+
+/// The small pool the pack tests use (written for the tests, in the reference's format).
+fn fixture_pool() -> packs::PackSource {
+    let text = include_str!("../../../tests/fixtures/packs/python/pool.txt");
+    packs::PackSource::from_files(vec![("pool.txt".into(), text.into())]).expect("one text file is a pool")
+}
+
+fn fixture_templates() -> packs::PackSource {
+    let files = [
+        ("0001.json", include_str!("../../../tests/fixtures/packs/gsm/0001.json")),
+        ("0002.json", include_str!("../../../tests/fixtures/packs/gsm/0002.json")),
+        ("0003.json", include_str!("../../../tests/fixtures/packs/gsm/0003.json")),
+        ("0004.json", include_str!("../../../tests/fixtures/packs/gsm/0004.json")),
+        ("0005.json", include_str!("../../../tests/fixtures/packs/gsm/0005.json")),
+    ];
+    packs::PackSource::from_files(files.iter().rev().map(|(n, t)| (n.to_string(), t.to_string())).collect()).expect("JSON files are templates")
+}
+
+#[test]
+fn reading_a_pack_lists_what_the_engine_reads_with_kinds_and_refusals() {
+    let registry = builtin();
+    let mut store = Store::default();
+    for source in [fixture_pool(), fixture_templates()] {
+        let messages = start(JobRequest::ReadPack { source: source.clone() }, &registry, &mut store);
+        let Some(FromWorker::PackRead { summary, .. }) = messages.first() else { panic!("{messages:?}") };
+        let pack = source.read().expect("the fixture reads");
+        assert_eq!(summary.kind, pack.kind.prefix());
+        assert_eq!(summary.tasks.iter().map(|t| (t.key.clone(), t.task_id)).collect::<Vec<_>>(), pack.entries.iter().map(|e| (e.key.clone(), e.task_id)).collect::<Vec<_>>());
+        assert_eq!(summary.refused.len(), pack.refused.len());
+        assert!(!summary.tasks.is_empty() && summary.tasks.iter().all(|t| !t.inputs.is_empty()));
+        assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
+    }
+    let broken = packs::PackSource::from_files(vec![("broken.txt".into(), include_str!("../../../tests/fixtures/packs/python/broken.txt").into())]).unwrap();
+    let messages = start(JobRequest::ReadPack { source: broken }, &registry, &mut store);
+    let Some(FromWorker::Failed { message, location, .. }) = messages.last() else { panic!("{messages:?}") };
+    assert!(message.starts_with("broken.txt:"), "located at the file and line: {message}");
+    assert_eq!(location.as_deref(), Some("broken.txt"));
+}
+
+#[test]
+fn a_generation_with_a_pack_draws_the_family_from_it_as_the_engine_does() {
+    let registry = builtin();
+    let mut store = Store::default();
+    let pool = fixture_pool();
+    let form = GenerateForm { topology: "chain".into(), family: "python.ref".into(), samples_per_target: 2, seed: 5, length: 3, ..GenerateForm::default() };
+    let messages = start(JobRequest::Export { form: form.clone(), graph: None, format: FileFormat::Json, packs: vec![pool.clone()] }, &registry, &mut store);
+    let exported = messages.iter().find_map(|m| if let FromWorker::File { text, .. } = m { Some(text.clone()) } else { None }).expect("a file");
+    // The engine alone, as `arbigraph generate --pack python=pool.txt --family python.ref` builds it.
+    let mut everything = builtin();
+    everything.add_pack(&pool.read().unwrap()).unwrap();
+    let view = everything.view(&crate::engine::tasks::registry::FamilyChoice::parse("python.ref", &everything).unwrap());
+    let config = form.to_config().unwrap();
+    let samples = engine_generate::generate(&config, &view, &mut |_, _| {}).unwrap();
+    assert_eq!(exported, dataset::file_text(&config, &samples, &dataset::plain_run_info(), FileFormat::Json));
+    let names: Vec<String> = pool.read().unwrap().entries.iter().map(|e| e.name.clone()).collect();
+    let json: Json = serde_json::from_str(&exported).unwrap();
+    let targets: Vec<String> = json["samples"].as_array().unwrap().iter().filter_map(|s| s["task_name"].as_str().map(str::to_string)).collect();
+    assert!(!targets.is_empty() && targets.iter().all(|n| names.contains(n)), "every target is the pack's: {targets:?}");
+    // The same run in blocks (a split over workers) carries the pack to every block.
+    let whole = rows(&start(JobRequest::Generate { dataset: "w".into(), form: form.clone(), graph: None, packs: vec![pool.clone()] }, &registry, &mut store));
+    let range = start(JobRequest::GenerateRange { form: form.clone(), graph: None, first: 0, end: whole.len(), packs: vec![pool] }, &registry, &mut store);
+    let made: Vec<Row> = range.iter().filter_map(|m| if let FromWorker::Made { samples, .. } = m { Some(samples.iter().map(|s| s.row.clone()).collect::<Vec<_>>()) } else { None }).flatten().collect();
+    assert_eq!(made, whole);
+    // Naming the pack's source without bringing it says so.
+    let failure = Job::new(9, JobRequest::Generate { dataset: "x".into(), form, graph: None, packs: vec![] }, &registry, &mut store).err().map(|b| *b);
+    assert!(matches!(failure, Some(FromWorker::Failed { ref message, .. }) if message.contains("names a pack that is not loaded")), "{failure:?}");
 }

@@ -9,6 +9,7 @@ use crate::app::results::charts::{context_curves, mean_per_turn};
 use crate::engine::run::spend::{money, Spend, Tokens};
 use crate::app::results::transcript::grouped;
 use crate::engine::grade::metrics::comparison_cells;
+use crate::engine::agent::strategy::short_label;
 use crate::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
 use crate::engine::dataset::SampleRecord;
 
@@ -181,7 +182,8 @@ pub fn compare_files(files: &[(String, Value)]) -> Result<CompareTable, String> 
     let runs: Vec<Run<'_>> = files
         .iter()
         .zip(&graded)
-        .map(|((name, json), g)| Run { label: name.clone(), strategy: strategy_of(json).unwrap_or_else(|| "?".into()), graded: g })
+        // Named by what differs from the defaults (`mask`, not `mask:keep=10`), so the column stays narrow.
+        .map(|((name, json), g)| Run { label: name.clone(), strategy: strategy_of(json).map_or_else(|| "?".into(), |spec| short_label(&spec)), graded: g })
         .collect();
     let (header, rows) = comparison_cells(&compare_many(&runs, 0));
     let notes = files
@@ -245,6 +247,18 @@ mod tests {
         assert_eq!(table.flips[0].label, "AddTask #1");
         let fixed = compare_files(&[files[1].clone(), files[0].clone()]).unwrap();
         assert!(fixed.flips.iter().all(|f| f.fixed && f.run == 1), "the other way round both are fixes");
+    }
+
+    #[test]
+    fn the_strategy_column_names_only_parameters_off_their_defaults() {
+        let with_params = |keep: u64| {
+            let mut file = results("mask", &[true]);
+            file["samples"][0]["strategy_params"] = json!({"keep": keep});
+            file
+        };
+        let table = compare_files(&[("a.json".into(), with_params(10)), ("b.json".into(), with_params(3))]).unwrap();
+        assert_eq!(table.header[1], "strategy");
+        assert_eq!((table.rows[0][1].as_str(), table.rows[1][1].as_str()), ("mask", "mask:keep=3"), "keep=10 is mask's default");
     }
 
     #[test]

@@ -9,7 +9,8 @@ use arbigraph_studio::engine::dataset::{self, FileFormat, ImageStorage, RunInfo,
 use arbigraph_studio::engine::generate::{self, GenerateConfig, GenerateError, Topology, TopologyParams};
 use arbigraph_studio::engine::graph::{self, ValidGraph};
 use arbigraph_studio::engine::tasks::image::ImageParams;
-use arbigraph_studio::engine::tasks::registry::{builtin_with, Registry};
+use arbigraph_studio::engine::tasks::pack::Pack;
+use arbigraph_studio::engine::tasks::registry::{builtin_with, FamilyChoice, Registry};
 use arbigraph_studio::engine::tasks::Family;
 
 use super::files::{fail, write_text, Progress};
@@ -28,8 +29,14 @@ pub struct Args {
     #[arg(long)]
     structure: Option<String>,
     /// math, gsm, python, image, mixed (math, gsm and python), or a comma-separated list such as `math,image`.
+    /// With a pack of a family, the family names the pack's tasks; `python.ours`, `python.ref`, `gsm.ours` and
+    /// `gsm.symbolic` name one source (`python.ours,python.ref` both).
     #[arg(long, default_value = "math")]
     family: String,
+    /// A task pack: `python=FILE` (a LeetCode-style pool, tasks `python.ref.<name>`) or `gsm=DIR_OR_FILE`
+    /// (GSM-Symbolic templates, tasks `gsm.symbolic.<id>`); repeatable. Refused entries are listed as warnings.
+    #[arg(long = "pack")]
+    packs: Vec<String>,
     /// Samples per target task.
     #[arg(long, default_value_t = 16)]
     samples_per_target: u32,
@@ -45,7 +52,7 @@ pub struct Args {
     /// Attempts per sample before giving up.
     #[arg(long, default_value_t = 100)]
     max_attempts: u32,
-    /// Only these targets (task key like `math.ConvolutionTask` or task name); repeatable.
+    /// Only these targets (task key like `math.ConvolutionTask` or task name); repeatable, or comma-separated.
     #[arg(long = "target")]
     targets: Vec<String>,
     /// `summary.creation_time`: `now`, an ISO timestamp, or omitted (null) for byte-identical reruns.
@@ -106,19 +113,12 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     };
     let base = parsed.as_ref().and_then(|(_, g)| g.image_params().copied()).unwrap_or_default();
     let image_params = args.image.params_over(base)?;
-    let registry = builtin_with(image_params);
-    let mut families: Vec<Family> = Vec::new();
-    for name in args.family.split(',').map(str::trim) {
-        let named = match name {
-            "mixed" => Family::ALL.to_vec(),
-            other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}` (math, gsm, python, image or mixed)"))?],
-        };
-        for family in named {
-            if !families.contains(&family) {
-                families.push(family);
-            }
-        }
-    }
+    let packs = args.packs.iter().map(|spec| super::packs::load(spec)).collect::<Result<Vec<Pack>, String>>()?;
+    super::packs::warn_refusals(&packs);
+    let everything = registry_with(image_params, &packs)?;
+    let choice = FamilyChoice::parse(&args.family, &everything).map_err(|e| format!("--family: {e}"))?;
+    let registry = everything.view(&choice);
+    let families = choice.families.clone();
     let mut graph_path = None;
     let topology = match args.topology.as_str() {
         "custom" => {
@@ -158,7 +158,7 @@ fn build(args: &Args) -> Result<ExitCode, String> {
         let parallel = threads > 1 && total_hint > 1 && !matches!(config.topology, Topology::Custom(_));
         let written = stream(&args.output, &mut progress, &mut |out, progress| {
             if parallel {
-                write_in_threads(threads.min(total_hint), &config, &registry, args, image_params, &run, format, out, progress)
+                write_in_threads(threads.min(total_hint), &config, &registry, args, (image_params, &packs, &choice), &run, format, out, progress)
             } else if jsonl {
                 dataset::write_jsonl(&config, &registry, out, progress)
             } else {
@@ -202,6 +202,15 @@ fn build(args: &Args) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Our tasks (image tasks drawing with `image`) and every pack's.
+fn registry_with(image: ImageParams, packs: &[Pack]) -> Result<Registry, String> {
+    let mut registry = builtin_with(image);
+    for pack in packs {
+        registry.add_pack(pack).map_err(|e| format!("--pack {}: {e} (each kind of pack may be given once)", pack.origin))?;
+    }
+    Ok(registry)
+}
+
 /// The topology the flags name, for every topology but `custom` (which needs its graph read and checked).
 fn plain_topology(args: &Args, families: &[Family]) -> Result<Topology, String> {
     let params = TopologyParams { distractors: args.distractors, length: args.length, structure: args.structure.as_deref() };
@@ -216,7 +225,7 @@ fn config_of(args: &Args, topology: Topology, families: Vec<Family>) -> Generate
         samples_per_target: args.samples_per_target,
         seed: args.seed,
         max_attempts: args.max_attempts,
-        only_targets: args.targets.clone(),
+        only_targets: args.targets.iter().flat_map(|t| t.split(',')).map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
     }
 }
 
@@ -229,7 +238,7 @@ fn write_in_threads(
     config: &GenerateConfig,
     registry: &Registry,
     args: &Args,
-    image: ImageParams,
+    (image, packs, choice): (ImageParams, &[Pack], &FamilyChoice),
     run: &RunInfo,
     format: FileFormat,
     out: &mut dyn FnMut(&str) -> Result<(), GenerateError>,
@@ -244,7 +253,10 @@ fn write_in_threads(
             lanes.push(receive);
             scope.spawn(move || {
                 // Each thread has its own registry and settings: tasks are not shared between threads.
-                let registry = builtin_with(image);
+                let registry = match registry_with(image, packs) {
+                    Ok(registry) => registry.view(choice),
+                    Err(e) => return drop(send.send(Err(GenerateError::Config(e)))),
+                };
                 let config = match plain_topology(args, families) {
                     Ok(topology) => config_of(args, topology, families.to_vec()),
                     Err(e) => return drop(send.send(Err(GenerateError::Config(e)))),

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use arbigraph_studio::engine::dataset::{inspect, FileKind};
 use arbigraph_studio::engine::graph::{self, NodeKind, Severity, TaskGraph};
-use arbigraph_studio::engine::tasks::registry::builtin_with;
 
 use super::files::{fail, read_json};
 
@@ -18,6 +17,10 @@ pub struct Args {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+    /// A task pack a graph's pinned tasks come from (`python=FILE`, `gsm=DIR_OR_FILE`, as for `generate`);
+    /// repeatable. A family with a pack is checked against the pack's tasks.
+    #[arg(long = "pack")]
+    packs: Vec<String>,
 }
 
 /// Runs the command; exit code 1 when schema problems (or, for a graph, errors) were found.
@@ -83,7 +86,10 @@ fn inspect_graph(args: &Args, json: &serde_json::Value) -> ExitCode {
             return fail(format!("{} is not a valid graph file:\n{}", args.file.display(), lines.join("\n")));
         }
     };
-    let registry = builtin_with(parsed.image_params().copied().unwrap_or_default());
+    let registry = match super::packs::checking_registry(parsed.image_params().copied().unwrap_or_default(), &args.packs) {
+        Ok(registry) => registry,
+        Err(e) => return fail(e),
+    };
     let issues = parsed.issues(&registry);
     let errors = issues.iter().filter(|i| i.severity == Severity::Error).count();
     let summary = GraphSummary::of(&parsed);

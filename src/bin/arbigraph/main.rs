@@ -1,5 +1,5 @@
 //! `arbigraph`: the native command line over the engine (generate, solve, trace, grade, eval and its strategy lab, merge, import-inspect, export,
-//! probe-server, render, render-image, inspect, bench, site).
+//! probe-server, render, render-image, inspect, packs, bench, site).
 //!
 //! Each subcommand lives in its own file with its clap `Args` and a `run` returning the exit code:
 //! 0 success, 1 the work ran but found problems (for example failed samples), 2 bad usage or bad input.
@@ -39,6 +39,10 @@ mod inspect;
 #[cfg(not(target_arch = "wasm32"))]
 #[cfg(not(target_arch = "wasm32"))]
 mod merge;
+#[cfg(not(target_arch = "wasm32"))]
+mod pack_check;
+#[cfg(not(target_arch = "wasm32"))]
+mod packs;
 #[cfg(not(target_arch = "wasm32"))]
 mod probe;
 #[cfg(not(target_arch = "wasm32"))]
@@ -92,6 +96,8 @@ fn main() -> std::process::ExitCode {
         RenderImage(render_image::Args),
         /// Describe a dataset or results file and report schema problems.
         Inspect(inspect::Args),
+        /// List the tasks of task packs (a LeetCode-style pool, GSM-Symbolic templates) and the refused ones with why.
+        Packs(packs::Args),
         /// Measure generation throughput.
         Bench(bench::Args),
         /// Write a static site for browsing datasets: the built app, the datasets and their shards.
@@ -111,6 +117,7 @@ fn main() -> std::process::ExitCode {
         Command::Render(args) => render::run(args),
         Command::RenderImage(args) => render_image::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Packs(args) => packs::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Site(args) => site::run(args),
     }

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use arbigraph_studio::engine::graph::{self, Severity};
 use arbigraph_studio::engine::render::{to_dot, to_svg, Direction, RenderOptions};
-use arbigraph_studio::engine::tasks::registry::builtin;
 
 use super::files::{fail, read_text, write_text};
 
@@ -21,6 +20,10 @@ pub struct Args {
     /// LR (left to right) or TB (top to bottom).
     #[arg(long, default_value = "LR")]
     rankdir: String,
+    /// A task pack the graph's pinned tasks come from (`python=FILE`, `gsm=DIR_OR_FILE`); repeatable. Its
+    /// problems are checked against the pack's tasks.
+    #[arg(long = "pack")]
+    packs: Vec<String>,
 }
 
 /// Runs the command.
@@ -37,7 +40,11 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     // Problems are reported but do not stop drawing: a picture helps fixing them.
-    let issues = graph.issues(&builtin());
+    let registry = match super::packs::checking_registry(graph.image_params().copied().unwrap_or_default(), &args.packs) {
+        Ok(registry) => registry,
+        Err(e) => return fail(e),
+    };
+    let issues = graph.issues(&registry);
     for issue in &issues {
         eprintln!("{issue}");
     }

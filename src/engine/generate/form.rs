@@ -66,10 +66,7 @@ impl GenerateForm {
 
     /// The engine configuration, or a message saying what is wrong.
     pub fn to_config(&self) -> Result<GenerateConfig, String> {
-        let families = match self.family.as_str() {
-            "mixed" => Family::ALL.to_vec(),
-            other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{other}`"))?],
-        };
+        let families = families_of(&self.family)?;
         let params = TopologyParams { distractors: self.distractors, length: self.length, structure: Some(&self.structure) };
         let topology = Topology::parse(&self.topology, &params, families[0])?;
         if self.samples_per_target == 0 || self.samples_per_target > 64 {
@@ -83,6 +80,26 @@ impl GenerateForm {
         config.seed = self.seed;
         Ok(config)
     }
+}
+
+/// The families a form's `family` names: one family, `mixed`, or a comma-separated list whose items may name a
+/// source (`python.ref`, `gsm.ours`); which source a run draws from is the registry's choice
+/// (`registry::FamilyChoice`), so only the family part counts here.
+fn families_of(text: &str) -> Result<Vec<Family>, String> {
+    let mut families = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        let family = item.split_once('.').map_or(item, |(family, _)| family);
+        let named = match family {
+            "mixed" if family == item => Family::ALL.to_vec(),
+            other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{item}`"))?],
+        };
+        for family in named {
+            if !families.contains(&family) {
+                families.push(family);
+            }
+        }
+    }
+    Ok(families)
 }
 
 /// `key=value` pairs of a query string, percent-decoded.
@@ -145,5 +162,17 @@ mod tests {
         let bad = GenerateForm { samples_per_target: 1000, ..GenerateForm::default() };
         assert!(bad.to_config().is_err());
         assert_eq!(query_pairs("a=1&b=x%20y&&c"), vec![("a".into(), "1".into()), ("b".into(), "x y".into()), ("c".into(), "".into())]);
+    }
+
+    #[test]
+    fn a_family_may_name_sources_and_lists_of_them() {
+        let families = |text: &str| GenerateForm { family: text.into(), ..GenerateForm::default() }.to_config().map(|c| c.families);
+        assert_eq!(families("python.ref"), Ok(vec![Family::Python]));
+        assert_eq!(families("python.ours, python.ref"), Ok(vec![Family::Python]));
+        assert_eq!(families("gsm.symbolic,math"), Ok(vec![Family::Gsm, Family::Math]));
+        assert_eq!(families("mixed"), Ok(Family::ALL.to_vec()));
+        assert_eq!(families("mixed.ref"), Err("unknown family `mixed.ref`".to_string()));
+        let round = GenerateForm { family: "python.ours,python.ref".into(), ..GenerateForm::default() };
+        assert_eq!(GenerateForm::from_query(&round.to_query()), round);
     }
 }

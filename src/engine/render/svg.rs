@@ -208,12 +208,14 @@ fn write_edge(out: &mut String, placed: &Layout, path: &super::EdgePath, slot: O
         r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="1.2"{dash} marker-end="url(#{marker})"/>"#,
         path_data(&points, placed.direction)
     );
-    if let (Some(slot), Some(at)) = (slot, slot_label_anchor(&path.points, placed.direction)) {
+    if let (Some(slot), Some((at, anchor))) = (slot, slot_label_anchor(&path.points, placed.direction)) {
+        let anchor = if anchor == Anchor::End { r#" text-anchor="end""# } else { "" };
         let _ = write!(
             out,
-            r#"<text class="slot" x="{}" y="{}" font-size="9" fill="{EDGE}">slot {slot}</text>"#,
+            r#"<text class="slot" x="{}" y="{}"{anchor} font-size="{}" fill="{EDGE}">slot {slot}</text>"#,
             num(at.x),
-            num(at.y)
+            num(at.y),
+            num(metrics::TEXT_SIZE)
         );
     }
     out.push_str("</g>\n");
@@ -250,9 +252,19 @@ fn path_data(points: &[Point], direction: Direction) -> String {
     d
 }
 
-/// Where a pack edge's slot number goes: just after the start of the last step into the target's rank,
-/// which differs between the edges converging on one port.
-fn slot_label_anchor(points: &[Point], direction: Direction) -> Option<Point> {
+/// Which end of a slot label its anchor point is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Anchor {
+    Start,
+    End,
+}
+
+/// Where a pack edge's slot label goes (its baseline point and which end of the text that is): just after the
+/// start of the last step into the target's rank, which differs between the edges converging on one port, on
+/// the side of the edge that the step turns away from, so the 11 px text never sits on its own curve. Left to
+/// right, the label is above the edge when the step goes down (or straight on) and below it when the step goes
+/// up; top to bottom, it is left of the edge when the step goes right and right of it otherwise.
+fn slot_label_anchor(points: &[Point], direction: Direction) -> Option<(Point, Anchor)> {
     let across = |p: &Point| match direction {
         Direction::LeftToRight => p.y,
         Direction::TopToBottom => p.x,
@@ -260,9 +272,13 @@ fn slot_label_anchor(points: &[Point], direction: Direction) -> Option<Point> {
     let end = points.last()?;
     // The last point off the target's own line starts the step; a straight edge uses its start.
     let from = points.iter().rev().find(|p| (across(p) - across(end)).abs() > 1e-9).or(points.first())?;
+    // How far the text's glyphs reach below and above its baseline, for a label just clear of the line.
+    let (below, above) = (0.25 * metrics::TEXT_SIZE, 0.75 * metrics::TEXT_SIZE);
     Some(match direction {
-        Direction::LeftToRight => Point { x: from.x + 8.0, y: from.y - 3.0 },
-        Direction::TopToBottom => Point { x: from.x + 3.0, y: from.y + 10.0 },
+        Direction::LeftToRight if end.y < from.y - 1e-9 => (Point { x: from.x + 8.0, y: from.y + 3.0 + above }, Anchor::Start),
+        Direction::LeftToRight => (Point { x: from.x + 8.0, y: from.y - 3.0 - below }, Anchor::Start),
+        Direction::TopToBottom if end.x > from.x + 1e-9 => (Point { x: from.x - 4.0, y: from.y + 3.0 + above }, Anchor::End),
+        Direction::TopToBottom => (Point { x: from.x + 4.0, y: from.y + 3.0 + above }, Anchor::Start),
     })
 }
 
@@ -385,6 +401,82 @@ mod tests {
         assert_eq!(svg, to_svg(&graph.clone(), &RenderOptions::default()).unwrap());
         assert_eq!(svg.matches("data-node-id=").count(), 325);
         assert_eq!(to_svg(&TaskGraph::new(), &RenderOptions::default()), Err(RenderError::Empty));
+    }
+
+    /// The value of attribute `name` in the tag text `tag`.
+    fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+        let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(&tag[start..start + tag[start..].find('"')?])
+    }
+
+    /// A pack fed by `inputs` tasks through picks of one list, the last input one rank later than the others,
+    /// so the converging edges step up, down and straight on.
+    fn wide_pack(inputs: usize) -> TaskGraph {
+        let mut nodes = vec![r#"{"id": "s", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "list"}"#.to_string()];
+        let mut edges = Vec::new();
+        for i in 0..inputs {
+            nodes.push(format!(r#"{{"id": "p{i}", "kind": "adapter", "op": "pick", "index": {i}}}"#));
+            nodes.push(format!(r#"{{"id": "t{i}", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"}}"#));
+            edges.push(format!(r#"{{"source": "s", "destination": "p{i}"}}"#));
+            edges.push(format!(r#"{{"source": "p{i}", "destination": "t{i}"}}"#));
+            let last = if i + 1 == inputs {
+                nodes.push(r#"{"id": "later", "kind": "task", "family": "math", "input_kind": "scalar", "output_kind": "scalar"}"#.to_string());
+                edges.push(format!(r#"{{"source": "t{i}", "destination": "later"}}"#));
+                "later".to_string()
+            } else {
+                format!("t{i}")
+            };
+            edges.push(format!(r#"{{"source": "{last}", "destination": "k", "slot": {i}}}"#));
+        }
+        nodes.push(r#"{"id": "k", "kind": "adapter", "op": "pack"}"#.to_string());
+        nodes.push(r#"{"id": "z", "kind": "task", "family": "math", "input_kind": "list", "output_kind": "scalar"}"#.to_string());
+        edges.push(r#"{"source": "k", "destination": "z"}"#.to_string());
+        from_json_str(&format!(
+            r#"{{"directed": true, "multigraph": false, "graph": {{"target_node": "z"}}, "nodes": [{}], "edges": [{}]}}"#,
+            nodes.join(","),
+            edges.join(",")
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn every_text_is_at_least_11_px_and_slot_labels_clear_each_other_and_every_box() {
+        // Boxes as (left, top, right, bottom); a label's box from its baseline, 11 px text, 6.3 px a character.
+        let overlap = |a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)| a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3;
+        for graph in [from_json_str(GRAPH).unwrap(), wide_pack(4), wide_pack(12)] {
+            for direction in [Direction::LeftToRight, Direction::TopToBottom] {
+                let options = RenderOptions::with_direction(direction);
+                let svg = to_svg(&graph, &options).unwrap();
+                let tags: Vec<&str> = svg.split("<text").skip(1).collect();
+                for tag in &tags {
+                    let size: f64 = attribute(tag, "font-size").expect("every text has a size").parse().unwrap();
+                    assert!(size >= 11.0, "text drawn at {size} px: <text{tag:.80}");
+                }
+                let labels: Vec<(f64, f64, f64, f64)> = tags
+                    .iter()
+                    .filter(|tag| attribute(tag, "class") == Some("slot"))
+                    .map(|tag| {
+                        let (x, y): (f64, f64) = (attribute(tag, "x").unwrap().parse().unwrap(), attribute(tag, "y").unwrap().parse().unwrap());
+                        let text = &tag[tag.find('>').unwrap() + 1..tag.find("</text>").unwrap()];
+                        let width = text.chars().count() as f64 * metrics::TEXT_CHAR;
+                        let left = if attribute(tag, "text-anchor") == Some("end") { x - width } else { x };
+                        (left, y - 0.75 * metrics::TEXT_SIZE, left + width, y + 0.25 * metrics::TEXT_SIZE)
+                    })
+                    .collect();
+                let packs = graph.edges().iter().filter(|e| e.slot.is_some()).count();
+                assert_eq!(labels.len(), packs, "{direction:?}: a label per slot");
+                let placed = layout(&graph, &options.layout).unwrap();
+                for (i, label) in labels.iter().enumerate() {
+                    for other in &labels[i + 1..] {
+                        assert!(!overlap(*label, *other), "{direction:?}: slot labels {label:?} and {other:?} overlap");
+                    }
+                    for b in &placed.nodes {
+                        assert!(!overlap(*label, (b.x, b.y, b.x + b.width, b.y + b.height)), "{direction:?}: slot label {label:?} covers a box");
+                    }
+                    assert!(label.0 >= 0.0 && label.2 <= placed.width && label.1 >= 0.0 && label.3 <= placed.height, "{direction:?}: {label:?} inside the drawing");
+                }
+            }
+        }
     }
 
     #[test]

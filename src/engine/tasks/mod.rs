@@ -9,6 +9,7 @@
 pub mod gsm;
 pub mod image;
 pub mod math;
+pub mod pack;
 pub mod python_trace;
 pub mod registry;
 

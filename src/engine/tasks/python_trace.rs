@@ -86,6 +86,8 @@ pub struct UserFunction {
     pub difficulty: Option<String>,
     /// A topic label when known.
     pub topic: Option<String>,
+    /// The problem number a reference pool header gives (`ID: 368`), when known.
+    pub problem_id: Option<u32>,
 }
 
 impl UserFunction {
@@ -114,7 +116,12 @@ impl UserFunction {
             }]);
         }
         let signature = FunctionSig::of(def);
-        Ok(UserFunction { module: Rc::new(module), signature, difficulty: None, topic: None })
+        Ok(UserFunction { module: Rc::new(module), signature, difficulty: None, topic: None, problem_id: None })
+    }
+
+    /// The parsed module the function lives in (with its helpers).
+    pub fn module(&self) -> &Module {
+        &self.module
     }
 
     /// The function's typed signature.
@@ -179,6 +186,7 @@ fn load_block(block: usize, start: u32, lines: &[&str]) -> Result<UserFunction, 
     };
     let name = name.trim().to_string();
     let difficulty = rest.split('|').find_map(|part| part.trim().strip_prefix("Difficulty:")).map(|d| d.trim().to_string());
+    let problem_id = rest.split('|').find_map(|part| part.trim().strip_prefix("ID:")).and_then(|d| d.trim().parse().ok());
     // Drop the class line and de-indent its body.
     let body: Vec<&str> = lines[header_at + 1..].to_vec();
     let Some(class_at) = body.iter().position(|l| !l.trim().is_empty()) else {
@@ -202,7 +210,7 @@ fn load_block(block: usize, start: u32, lines: &[&str]) -> Result<UserFunction, 
     let tree = strip_self(tree);
     let module = python::resolve(tree).map_err(located)?;
     let f = UserFunction::from_module(module, Some(&name), line_offset).map_err(|errors| fail(header_line, errors))?;
-    Ok(UserFunction { difficulty, topic: None, ..f })
+    Ok(UserFunction { difficulty, topic: None, problem_id, ..f })
 }
 
 /// Turns class methods into plain functions: drops a leading `self` parameter, rewrites `self.x` to `x`, and
@@ -279,6 +287,15 @@ impl PythonTask {
             description,
         };
         PythonTask { info, function, options, code_cache: RefCell::default() }
+    }
+
+    /// The same task offering only `kinds` as inputs (each one the function accepts), in that order: a pack
+    /// keeps the kinds its trial runs showed usable.
+    pub fn with_input_kinds(mut self, kinds: Vec<Kind>) -> PythonTask {
+        if !kinds.is_empty() && kinds.iter().all(|k| self.info.input_kinds.contains(k)) {
+            self.info.input_kinds = kinds;
+        }
+        self
     }
 
     /// The same task with other options (custom DAGs ask for 200 attempts).

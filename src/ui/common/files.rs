@@ -57,6 +57,11 @@ pub fn DropZone() -> impl IntoView {
             open(browse, file);
         }
     });
+    // Where the page has a packs panel, the overlay says that packs go there (the panel rises above it).
+    let pack_hint = move || {
+        let panel = document().query_selector("[data-testid=\"pack-panel\"]").ok().flatten();
+        panel.map(|_| view! { <br/><small>"A task pack goes on the Task packs panel"</small> })
+    };
     on_cleanup(move || {
         drag_over.remove();
         drag_leave.remove();
@@ -64,7 +69,7 @@ pub fn DropZone() -> impl IntoView {
     });
     view! {
         <Show when=move || over.get()>
-            <div class="drop-zone" aria-hidden="true"><p>"Drop a dataset file (JSON or JSONL) to open it"</p></div>
+            <div class="drop-zone" aria-hidden="true"><p>"Drop a dataset file (JSON or JSONL) to open it"{pack_hint}</p></div>
         </Show>
     }
 }

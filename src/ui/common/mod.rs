@@ -1,15 +1,17 @@
 //! Widgets shared by the pages: error display, role-coloured prompts, messages with code spans, how a file's
 //! size reads, opening dataset files (`files`), a job's progress (`progress`), the price fields (`spend`) and
-//! the graph outline (`outline`).
+//! the graph outline (`outline`) and the task packs panel (`packs`).
 //! A page never imports another page: what two pages share lives here.
 
 mod files;
 mod outline;
+mod packs;
 mod progress;
 mod spend;
 
 pub use files::{DropZone, OpenFileButton};
 pub use outline::GraphOutline;
+pub use packs::PackPanel;
 pub use progress::RunProgress;
 pub use spend::{spend_field, PriceFields};
 

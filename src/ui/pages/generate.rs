@@ -1,7 +1,9 @@
 //! Generate: pick a topology (or the paper's layouts), family, seed and size; generate in the Web Worker with
 //! progress (done / total, rate, time left) and cancel; download the run as reference JSON or JSONL (the same
 //! bytes as `arbigraph generate`); open dataset files. The samples are browsed on `#/browse`. An old
-//! `#/generate?…&target=T&sample=S` link is passed on to `#/browse`, which regenerates that sample.
+//! `#/generate?…&target=T&sample=S` link is passed on to `#/browse`, which regenerates that sample. Task packs
+//! brought here (`PackPanel`) join their family: a bare family draws from its pack, and the family list
+//! offers ours alone or ours and the pack's.
 
 use leptos::prelude::*;
 
@@ -10,7 +12,7 @@ use crate::app::browse::link::Link;
 use crate::engine::generate::plan::{ALL_FAMILIES, PAPER};
 use crate::engine::dataset::FileFormat;
 use crate::ui::common::ErrorView;
-use crate::ui::common::{DropZone, OpenFileButton, RunProgress};
+use crate::ui::common::{DropZone, OpenFileButton, PackPanel, RunProgress};
 use crate::ui::route::hash_query;
 use crate::ui::state::{AppState, GenerationState, Source};
 
@@ -51,6 +53,22 @@ pub fn GeneratePage() -> impl IntoView {
     let generated = move || state.browse.datasets.with(|all| all.iter().find(|d| matches!(d.source, Source::Generated { .. })).map(|d| d.loaded)).unwrap_or(0);
     let busy = move || progress.get().is_some() || exporting.get().is_some();
     let custom = move || generation.graph.with(Option::is_some);
+    // A family with a pack: its bare name draws from the pack, and two more choices name the sources.
+    let packed = move || state.packs.loaded.with(|all| all.iter().filter_map(|p| Some((p.summary.family()?, p.source.kind.clone()))).collect::<Vec<_>>());
+    let family_label = move |family: &'static str| {
+        move || if packed().iter().any(|(f, _)| f.to_string() == family) { format!("{family} (the pack)") } else { family.to_string() }
+    };
+    let source_options = move || {
+        packed()
+            .into_iter()
+            .map(|(family, kind)| {
+                view! {
+                    <option value=format!("{family}.ours")>{format!("{family}: ours only")}</option>
+                    <option value=format!("{family}.ours,{kind}")>{format!("{family}: ours and the pack")}</option>
+                }
+            })
+            .collect_view()
+    };
 
     view! {
         <section class="page page-generate" id="page-generate">
@@ -73,9 +91,10 @@ pub fn GeneratePage() -> impl IntoView {
                 <label>"Family "
                     <select id="gen-family" on:change=choose(|f, v| f.family = v) prop:value=move || form.with(|f| f.family.clone())>
                         <option value="math">"math"</option>
-                        <option value="gsm">"gsm"</option>
-                        <option value="python">"python"</option>
+                        <option value="gsm">{family_label("gsm")}</option>
+                        <option value="python">{family_label("python")}</option>
                         <option value="mixed">"mixed"</option>
+                        {source_options}
                         <Show when=move || topology() == PAPER><option value=ALL_FAMILIES>"all three, separately"</option></Show>
                     </select>
                 </label>
@@ -91,6 +110,7 @@ pub fn GeneratePage() -> impl IntoView {
                     <label>"Structure "<input id="gen-structure" placeholder="m,m,[m,m],[m,m],m,m" on:change=choose(|f, v| f.structure = v) prop:value=move || form.with(|f| f.structure.clone()) /></label>
                 </Show>
             </div>
+            <PackPanel />
             <div class="generate-actions">
                 <button class="primary" id="gen-run" data-testid="generate" on:click=move |_| generation.run()>"Generate"</button>
                 <button id="gen-cancel" data-testid="cancel" disabled=move || progress.get().is_none() on:click=move |_| generation.cancel()>"Cancel"</button>

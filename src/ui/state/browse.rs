@@ -14,6 +14,7 @@ use crate::app::browse::catalog::{Query, Row};
 use crate::app::browse::demo;
 use crate::engine::generate::form::GenerateForm;
 use crate::app::instance::Detail;
+use crate::app::jobs::packs::PackSource;
 use crate::app::jobs::{FromWorker, JobRequest};
 use crate::app::browse::link::Link;
 use crate::engine::dataset::site::{SiteDataset, SiteIndex, INDEX_PATH, START_META};
@@ -29,7 +30,7 @@ pub const LINKED: &str = "link";
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
     /// Generated in this tab from `form`: the plan's runs (their forms), or a custom graph.
-    Generated { form: GenerateForm, runs: Vec<GenerateForm>, graph: Option<String> },
+    Generated { form: GenerateForm, runs: Vec<GenerateForm>, graph: Option<String>, packs: Vec<PackSource> },
     /// One sample regenerated from a link.
     Link { form: GenerateForm, graph: Option<String>, target: usize, sample: u32 },
     /// A file opened in this tab.
@@ -625,7 +626,7 @@ impl BrowseState {
         let state = *self;
         let name = format!("link: {} {}, target {target}, sample {sample}", form.family, form.topology);
         self.begin(LINKED, &name, Source::Link { form: form.clone(), graph: graph.clone(), target, sample }, 1);
-        let request = JobRequest::GenerateOne { dataset: LINKED.into(), form, graph, target, sample };
+        let request = JobRequest::GenerateOne { dataset: LINKED.into(), form, graph, target, sample, packs: super::packs::current_sources() };
         worker::start(request, move |message| match message {
             FromWorker::Rows { dataset, total, rows, .. } => {
                 state.add_rows(&dataset, total, rows);

@@ -43,7 +43,7 @@ pub struct DesignState {
     pub graph_rev: RwSignal<u64>,
     /// Bumped a task after the graph changed: validation (and the problem list) run then, so a big paste
     /// is drawn in one main-thread task and checked in the next, rather than both in one long task.
-    checked_rev: RwSignal<u64>,
+    pub(super) checked_rev: RwSignal<u64>,
     check_pending: StoredValue<bool>,
     /// Bumped when the selection changes, or a move starts or ends (what the static drawing shows).
     pub selection_rev: RwSignal<u64>,

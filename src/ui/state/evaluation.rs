@@ -183,8 +183,10 @@ impl EvaluationState {
                 if design.read(|m| m.graph().nodes().is_empty()) {
                     return Err("the graph on Design has no nodes: add tasks on Design (or pick a preset), then come back".into());
                 }
-                let form = self.form.get_untracked();
-                let request = JobRequest::Generate { dataset: DESIGN_DATASET.into(), form, graph: Some(design.graph_json()) };
+                let mut form = self.form.get_untracked();
+                form.family = super::explicit_now(&form.family);
+                let packs = super::current_sources();
+                let request = JobRequest::Generate { dataset: DESIGN_DATASET.into(), form, graph: Some(design.graph_json()), packs };
                 ask_file(request).await.map_err(|e| format!("the graph on Design cannot be generated: {e}"))?;
                 let text = ask_file(JobRequest::Samples { dataset: DESIGN_DATASET.into(), positions: None }).await;
                 worker::start(JobRequest::Forget { dataset: DESIGN_DATASET.into() }, |_| {});

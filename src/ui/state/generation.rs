@@ -13,6 +13,7 @@ use crate::web::download::download_text;
 use crate::web::worker::{self, JobHandle};
 
 use super::browse::{BrowseState, Source, GENERATED};
+use super::PackState;
 
 /// Progress of a running job.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,10 +61,11 @@ pub struct GenerationState {
     /// Why the last run failed; cleared when a run starts.
     pub error: RwSignal<String>,
     browse: BrowseState,
+    packs: PackState,
 }
 
 impl GenerationState {
-    pub(super) fn new(browse: BrowseState) -> GenerationState {
+    pub(super) fn new(browse: BrowseState, packs: PackState) -> GenerationState {
         GenerationState {
             form: RwSignal::new(GenerateForm::default()),
             graph: RwSignal::new(None),
@@ -73,6 +75,7 @@ impl GenerationState {
             status: RwSignal::new(String::new()),
             error: RwSignal::new(String::new()),
             browse,
+            packs,
         }
     }
 
@@ -94,13 +97,17 @@ impl GenerationState {
         self.cancel();
         self.status.set(String::new());
         self.error.set(String::new());
-        let form = self.form.get_untracked();
+        let mut form = self.form.get_untracked();
+        // With a pack loaded, the run's settings name it (`python.ref`), so its links say they need it.
+        form.family = self.packs.explicit(&form.family);
         let graph = self.graph.get_untracked();
+        let packs = self.packs.sources();
         let runs = if graph.is_some() { vec![form.clone()] } else { plan(&form) };
-        self.browse.begin(GENERATED, &format!("generated: {}", self.run_name()), Source::Generated { form: form.clone(), runs, graph: graph.clone() }, 0);
+        let source = Source::Generated { form: form.clone(), runs, graph: graph.clone(), packs: packs.clone() };
+        self.browse.begin(GENERATED, &format!("generated: {}", self.run_name()), source, 0);
         let state = *self;
         self.progress.set(Some(Progress::start()));
-        let handle = worker::start(JobRequest::Generate { dataset: GENERATED.into(), form, graph }, move |message| state.receive(message));
+        let handle = worker::start(JobRequest::Generate { dataset: GENERATED.into(), form, graph, packs }, move |message| state.receive(message));
         self.job.set(Some(handle));
     }
 
@@ -152,11 +159,11 @@ impl GenerationState {
     /// Regenerates the generated run (its settings as they were) and downloads one file per run, byte-identical
     /// to `arbigraph generate` with the same settings.
     pub fn download(&self, format: FileFormat) {
-        let Some(Source::Generated { form, graph, .. }) = self.browse.info(GENERATED).map(|d| d.source) else { return };
+        let Some(Source::Generated { form, graph, packs, .. }) = self.browse.info(GENERATED).map(|d| d.source) else { return };
         let state = *self;
         self.error.set(String::new());
         self.exporting.set(Some(Progress::start()));
-        worker::start(JobRequest::Export { form, graph, format }, move |message| match message {
+        worker::start(JobRequest::Export { form, graph, format, packs }, move |message| match message {
             FromWorker::File { name, text, .. } => {
                 if let Err(e) = download_text(&name, "application/json", &text) {
                     state.error.set(e.to_string());

@@ -8,25 +8,48 @@ mod design;
 mod evaluation;
 mod generation;
 mod lab;
+mod packs;
 
 pub use browse::{BrowseState, DatasetInfo, SiteStatus, Source};
 pub use design::{DesignState, OpenAs};
 pub use evaluation::{EvaluationState, RunView};
 pub use generation::{GenerationState, Progress};
 pub use lab::LabState;
+pub use packs::{current_sources, explicit_now, LoadedPack, PackState};
 
 use leptos::prelude::*;
 
+use std::cell::RefCell;
+
+use crate::app::jobs::packs::{described_with, PackSummary};
 use crate::engine::tasks::registry::{described, Registry};
 
 thread_local! {
-    static REGISTRY: Registry = described();
+    static DESCRIBED: Registry = described();
+    /// The registry the page checks and lists with, and how many times the packs behind it changed.
+    static REGISTRY: RefCell<(u64, Registry)> = RefCell::new((0, DESCRIBED.with(Registry::clone)));
 }
 
-/// Runs `f` with the built-in tasks' descriptions (built once per page load): validation and the task lists read
-/// them; samples are made by the worker, which holds the generators.
+/// Runs `f` with the tasks' descriptions (built-in ones, and those of the packs loaded): validation and the
+/// task lists read them; samples are made by the worker, which holds the generators. Not reactive: views that
+/// list tasks track `PackState::loaded`.
 pub fn with_registry<R>(f: impl FnOnce(&Registry) -> R) -> R {
-    REGISTRY.with(f)
+    REGISTRY.with(|r| f(&r.borrow().1))
+}
+
+/// Counts the changes of `with_registry`'s tasks (caches of task names compare it).
+pub fn registry_version() -> u64 {
+    REGISTRY.with(|r| r.borrow().0)
+}
+
+/// The registry describes the built-in tasks and these packs' tasks.
+fn describe_packs(packs: &[PackSummary]) {
+    let registry = DESCRIBED.with(|d| described_with(d, packs));
+    REGISTRY.with(|r| {
+        let mut r = r.borrow_mut();
+        r.0 += 1;
+        r.1 = registry;
+    });
 }
 
 /// Everything the pages share, provided once by `App`.
@@ -40,6 +63,8 @@ pub struct AppState {
     pub browse: BrowseState,
     /// Evaluate.
     pub evaluation: EvaluationState,
+    /// The task packs brought in this tab.
+    pub packs: PackState,
     /// The strategy lab of Evaluate and the comparison Results shows.
     pub lab: LabState,
     /// The latest results file made or loaded in this tab (reference layout), if any.
@@ -65,7 +90,9 @@ impl AppState {
     pub fn new() -> AppState {
         let browse = BrowseState::new();
         let results = RwSignal::new(None);
-        AppState { design: DesignState::new(), generation: GenerationState::new(browse), browse, evaluation: EvaluationState::new(results), lab: LabState::new(), results }
+        let design = DesignState::new();
+        let packs = PackState::new(design);
+        AppState { design, generation: GenerationState::new(browse, packs), browse, evaluation: EvaluationState::new(results), lab: LabState::new(), packs, results }
     }
 }
 

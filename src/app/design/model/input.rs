@@ -177,6 +177,7 @@ impl EditorModel {
                     let what = match item {
                         PaletteItem::Task(family) => format!("a {family} task"),
                         PaletteItem::Pick => "a pick adapter".into(),
+                        PaletteItem::Pinned { name, .. } => format!("the task {name}"),
                         PaletteItem::Pack => "a pack adapter".into(),
                     };
                     self.announce(format!("Click the canvas to place {what}, Escape cancels"));

@@ -287,9 +287,16 @@ impl EditorModel {
 }
 
 /// The node kind a palette entry adds.
-pub(super) fn palette_kind(item: &PaletteItem) -> NodeKind {
+pub fn palette_kind(item: &PaletteItem) -> NodeKind {
     match item {
         PaletteItem::Task(family) => NodeKind::Task(new_task(family)),
+        PaletteItem::Pinned { family, task_id, input, output, .. } => NodeKind::Task(crate::engine::graph::TaskNode {
+            family: family.clone(),
+            task_id: Some(*task_id),
+            input_kind: Some(input.clone()),
+            output_kind: Some(output.clone()),
+            function: None,
+        }),
         PaletteItem::Pick => NodeKind::Pick { index: 0 },
         PaletteItem::Pack => NodeKind::Pack,
     }

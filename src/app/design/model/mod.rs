@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 mod input;
 mod keyboard;
 
-pub use keyboard::ConnectMenu;
+pub use keyboard::{palette_kind, ConnectMenu};
 
 use super::access;
 use super::clipboard;
@@ -297,14 +297,14 @@ impl EditorModel {
     pub fn add_node(&mut self, item: &PaletteItem, at: Point, time_ms: f64) -> Result<NodeId, EditError> {
         let at = self.snap_point(at);
         let prefix = match item {
-            PaletteItem::Task(_) => "task",
+            PaletteItem::Task(_) | PaletteItem::Pinned { .. } => "task",
             PaletteItem::Pick => "pick",
             PaletteItem::Pack => "pack",
         };
         let kind = keyboard::palette_kind(item);
         let id = self.graph.fresh_id(prefix);
         let mut edits = vec![GraphEdit::AddNode(Node { id: id.clone(), kind, position: Some((at.x, at.y)) })];
-        if self.graph.target().is_none() && matches!(item, PaletteItem::Task(_)) {
+        if self.graph.target().is_none() && matches!(item, PaletteItem::Task(_) | PaletteItem::Pinned { .. }) {
             edits.push(GraphEdit::SetTarget(id.clone()));
         }
         self.apply(&format!("add {id}"), GraphEdit::Batch(edits), None, time_ms)?;

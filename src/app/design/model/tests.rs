@@ -697,3 +697,18 @@ fn the_connect_list_stays_inside_the_canvas() {
     let node = node_rect(model.graph().node(&id("task_2")).unwrap(), Point::default());
     assert_eq!(model.connect_menu_anchor(), Some(Point::new(node.x.max(8.0), node.bottom() + 6.0)), "under the node when it fits");
 }
+
+#[test]
+fn a_pack_task_from_the_palette_is_a_task_node_pinned_to_it_with_its_kinds() {
+    let mut model = editor();
+    let item = PaletteItem::Pinned { family: "python".into(), task_id: 7, input: "list".into(), output: "scalar".into(), name: "longestWPI".into() };
+    model.begin_placing(item.clone());
+    model.pointer_move(&pointer(300.0, 200.0));
+    model.pointer_up(&pointer(300.0, 200.0));
+    let node = model.graph().node(&id("task_1")).expect("the pinned task was placed");
+    let NodeKind::Task(task) = &node.kind else { panic!("a task node: {node:?}") };
+    assert_eq!((task.family.as_str(), task.task_id, task.input_kind.as_deref(), task.output_kind.as_deref()), ("python", Some(7), Some("list"), Some("scalar")));
+    assert_eq!(model.graph().target(), Some(&id("task_1")), "the first task of a graph without a target becomes it");
+    let added = model.add_beside_focus(&item, 0.0).expect("Enter adds it beside the focused node");
+    assert_eq!(added, id("task_2"));
+}

@@ -203,6 +203,12 @@ pub enum StrategyError {
     Duplicate { strategy: String, key: String },
 }
 
+/// `spec` (`acg:budget_tokens=5000,clusters=0,…`) as [`Strategy::label`] names it; a spec that does not parse
+/// (a strategy of another release, or any text a file holds) is given back as it is.
+pub fn short_label(spec: &str) -> String {
+    Strategy::parse(spec).map_or_else(|_| spec.to_string(), |strategy| strategy.label())
+}
+
 /// A context strategy of [`all`] with a value for each of its parameters (in its registry order). Made only by
 /// parsing through the registry's checks or from a strategy's defaults, so every value is in range.
 #[derive(Clone)]
@@ -290,6 +296,19 @@ impl Strategy {
             strategy.values[at] = parsed;
         }
         Ok(strategy)
+    }
+
+    /// The strategy as a table or a list names it: its name and only the parameters that differ from their
+    /// defaults (`acg:clusters=0`, `window:exchanges=4`, `acg`), which parses back to the same strategy. Its
+    /// full spelling (`to_string`) names every parameter, which makes a wide column of a default `acg`.
+    pub fn label(&self) -> String {
+        let changed: Vec<String> =
+            self.kind.info().params.iter().zip(&self.values).filter(|(info, value)| **value != info.default).map(|(info, value)| format!("{}={value}", info.key)).collect();
+        if changed.is_empty() {
+            self.name().to_string()
+        } else {
+            format!("{}:{}", self.name(), changed.join(","))
+        }
     }
 
     /// The strategy a results file names: `name` with its stored `strategy_params` object. Files written before
@@ -660,6 +679,28 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_names_only_the_parameters_off_their_defaults_and_parses_back() {
+        for info in registry() {
+            let defaults = Strategy::parse(info.name).unwrap();
+            assert_eq!(defaults.label(), info.name, "every parameter at its default: the bare name");
+            assert_eq!(short_label(&defaults.to_string()), info.name, "{defaults}");
+            // Each parameter moved off its default is the one named.
+            for (at, param) in info.params.iter().enumerate() {
+                let value = if param.default < param.max { param.default + 1 } else { param.default - 1 };
+                let mut changed = defaults.clone();
+                changed.values[at] = value;
+                assert_eq!(changed.label(), format!("{}:{}={value}", info.name, param.key));
+                assert_eq!(Strategy::parse(&changed.label()), Ok(changed.clone()), "the label parses back");
+            }
+        }
+        // The spelling that made the comparison's strategy column wide, and a spec of another release.
+        assert_eq!(short_label("acg:budget_tokens=5000,clusters=0"), "acg:clusters=0");
+        assert_eq!(short_label("window:exchanges=4"), "window:exchanges=4");
+        assert_eq!(short_label("mask:keep=10"), "mask");
+        assert_eq!(short_label("retrieval:k=3"), "retrieval:k=3");
+    }
 
     #[test]
     fn every_registered_strategy_parses_its_defaults_and_prints_back() {

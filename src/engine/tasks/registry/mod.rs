@@ -1,4 +1,10 @@
-//! The task registry: every family's explicit list, gathered in one place, with duplicate keys rejected.
+//! The task registry: every family's explicit list, gathered in one place, with duplicate keys rejected, plus the
+//! tasks of any packs the user brings; and the choice of which of them a run draws from (`FamilyChoice`).
+//!
+//! A pack's tasks join their family beside ours. A run names families (`python`) or sources
+//! (`python.ours`, `python.ref`): a bare family draws from its pack when one is loaded (the pack stands in for
+//! our tasks of that family, so bringing the paper's functions gives the paper's family) and from ours
+//! otherwise; `python.ours` and `python.ref` pick one source, and naming both draws from both.
 //!
 //! `described()` is the same registry without the generators: each task known by its `TaskInfo` only, read from
 //! `registry/table.rs`, which a test writes from `builtin()` (so the two cannot drift apart). The browser page
@@ -11,6 +17,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::image::ImageParams;
+use super::pack::{Pack, PackKind};
 use super::{Family, Task, TaskContext, TaskError, TaskInfo, TaskInstance};
 use crate::engine::rng::InstanceRng;
 use crate::engine::value::Kind;
@@ -20,6 +27,8 @@ use crate::engine::value::Kind;
 pub struct Registry {
     tasks: Vec<Rc<dyn Task>>,
     by_key: HashMap<String, usize>,
+    /// The pack each task came from (`None` for ours), parallel to `tasks`.
+    packs: Vec<Option<PackKind>>,
 }
 
 /// A registry could not take a task.
@@ -30,15 +39,58 @@ pub enum RegistryError {
 }
 
 impl Registry {
-    /// Adds a task; keys must be unique.
+    /// Adds a task of ours; keys must be unique.
     pub fn add(&mut self, task: Rc<dyn Task>) -> Result<(), RegistryError> {
+        self.add_from(task, None)
+    }
+
+    /// Adds every task of a pack; keys must be unique (two packs of one kind collide).
+    pub fn add_pack(&mut self, pack: &Pack) -> Result<(), RegistryError> {
+        pack.tasks().into_iter().try_for_each(|task| self.add_from(task, Some(pack.kind)))
+    }
+
+    /// Adds a pack's task known by its description only (the page lists and validates a pack's tasks this way;
+    /// its worker holds the tasks themselves).
+    pub fn add_described(&mut self, info: TaskInfo, pack: PackKind) -> Result<(), RegistryError> {
+        self.add_from(Rc::new(Described(info)), Some(pack))
+    }
+
+    fn add_from(&mut self, task: Rc<dyn Task>, pack: Option<PackKind>) -> Result<(), RegistryError> {
         let key = task.info().key.clone();
         if self.by_key.contains_key(&key) {
             return Err(RegistryError::DuplicateKey(key));
         }
         self.by_key.insert(key, self.tasks.len());
         self.tasks.push(task);
+        self.packs.push(pack);
         Ok(())
+    }
+
+    /// The pack a task came from; `None` for ours (or an unknown key).
+    pub fn pack_of(&self, key: &str) -> Option<PackKind> {
+        self.by_key.get(key).and_then(|&i| self.packs[i])
+    }
+
+    /// True when some pack's tasks joined `family`.
+    pub fn has_pack_for(&self, family: Family) -> bool {
+        self.packs.iter().flatten().any(|p| p.family() == family)
+    }
+
+    /// The registry a run with `choice` draws from: per family, the sources it names, else the family's pack
+    /// when one is loaded, else ours. Keys, order and task ids are kept.
+    pub fn view(&self, choice: &FamilyChoice) -> Registry {
+        let mut out = Registry::default();
+        for (task, pack) in self.tasks.iter().zip(&self.packs) {
+            let family = task.info().family;
+            let named: Vec<Source> = choice.sources.iter().filter(|(f, _)| *f == family).map(|(_, s)| *s).collect();
+            let source = pack.map_or(Source::Ours, Source::Pack);
+            let keep = if !named.is_empty() { named.contains(&source) } else if self.has_pack_for(family) { pack.is_some() } else { true };
+            if keep {
+                // Keys were unique here, so they stay unique in a subset.
+                let _ = out.add_from(task.clone(), *pack);
+            }
+        }
+        out
     }
 
     /// Every task, in registration order (family by family, `task_id` order within a family).
@@ -84,6 +136,64 @@ impl Registry {
             .into_iter()
             .filter(|t| input.is_none_or(|k| t.info().accepts(k)) && output.is_none_or(|k| t.info().output_kind == k))
             .collect()
+    }
+}
+
+/// Where a family's tasks come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The tasks this project ships.
+    Ours,
+    /// A pack the user brought.
+    Pack(PackKind),
+}
+
+/// The families a run draws from and, for families named with a source (`python.ref`), which source.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FamilyChoice {
+    /// The families, in the order named, without repeats.
+    pub families: Vec<Family>,
+    /// Sources named explicitly, per family.
+    pub sources: Vec<(Family, Source)>,
+}
+
+impl FamilyChoice {
+    /// Reads a comma-separated list of `math`, `gsm`, `python`, `image`, `mixed` (math, gsm and python) and
+    /// sources (`python.ours`, `python.ref`, `gsm.ours`, `gsm.symbolic`); a pack source must be in `registry`.
+    pub fn parse(text: &str, registry: &Registry) -> Result<FamilyChoice, String> {
+        let mut choice = FamilyChoice::default();
+        for item in text.split(',').map(str::trim) {
+            let (family_text, source_text) = item.split_once('.').map_or((item, None), |(f, s)| (f, Some(s)));
+            let named = match family_text.to_ascii_lowercase().as_str() {
+                "mixed" if source_text.is_none() => Family::ALL.to_vec(),
+                other => vec![Family::parse(other).ok_or_else(|| format!("unknown family `{item}` (math, gsm, python, image, mixed, or a source such as python.ours or python.ref)"))?],
+            };
+            if let Some(source_text) = source_text {
+                let family = named[0];
+                let source = match source_text.to_ascii_lowercase().as_str() {
+                    "ours" => Source::Ours,
+                    other => {
+                        let kind = PackKind::ALL.into_iter().find(|k| k.family() == family && k.source() == other).ok_or_else(|| {
+                            let known: Vec<String> = PackKind::ALL.iter().filter(|k| k.family() == family).map(|k| k.prefix()).collect();
+                            format!("unknown source `{item}` ({}.ours{})", family, known.iter().map(|k| format!(" or {k}")).collect::<String>())
+                        })?;
+                        if !registry.packs.contains(&Some(kind)) {
+                            return Err(format!("`{item}` names a pack that is not loaded (a {family} pack must be brought first)"));
+                        }
+                        Source::Pack(kind)
+                    }
+                };
+                if !choice.sources.contains(&(family, source)) {
+                    choice.sources.push((family, source));
+                }
+            }
+            for family in named {
+                if !choice.families.contains(&family) {
+                    choice.families.push(family);
+                }
+            }
+        }
+        Ok(choice)
     }
 }
 

@@ -92,7 +92,7 @@ fn file_link(demo: bool, name: String, file: String) -> impl IntoView {
         ev.stop_propagation();
         let Some(form) = demo::form_of(&name) else { return };
         let file = file.clone();
-        worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json }, move |message| {
+        worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json, packs: Vec::new() }, move |message| {
             if let FromWorker::File { text, .. } = message {
                 let _ = download_text(&file, "application/json", &text);
             }

@@ -1,5 +1,7 @@
 //! The minimap of big graphs: every node as a small box, the target and the selection marked, and the
-//! viewport's rectangle; pressing or dragging on it centres the view there.
+//! viewport's rectangle; pressing or dragging on it centres the view there. A labelled button
+//! (`[data-testid="minimap-toggle"]`, `aria-expanded`) shows and hides it: shown at first on a wide screen,
+//! hidden at first on a narrow one (where it is also smaller), so it never covers a phone's canvas unasked.
 
 use leptos::prelude::*;
 
@@ -7,9 +9,11 @@ use crate::app::design::draw::minimap;
 use crate::app::design::geometry::Point;
 use crate::ui::state::AppState;
 
-/// The minimap's size in pixels.
-const WIDTH: f64 = 200.0;
-const HEIGHT: f64 = 132.0;
+/// The minimap's size in pixels, on a wide screen and on a narrow one.
+const SIZE: (f64, f64) = (200.0, 132.0);
+const NARROW_SIZE: (f64, f64) = (132.0, 88.0);
+/// Screens this narrow or narrower (the page's phone layout) start with the minimap hidden.
+const NARROW: &str = "(max-width: 600px)";
 /// Graphs from this many nodes get a minimap.
 pub const MINIMAP_FROM: usize = 20;
 
@@ -17,11 +21,18 @@ pub const MINIMAP_FROM: usize = 20;
 #[component]
 pub fn Minimap() -> impl IntoView {
     let design = expect_context::<AppState>().design;
+    let narrow = window().match_media(NARROW).ok().flatten().is_some_and(|m| m.matches());
+    let (width, height) = if narrow { NARROW_SIZE } else { SIZE };
+    let shown = RwSignal::new(!narrow);
+    let big = Memo::new(move |_| {
+        design.graph_rev.track();
+        design.read(|m| m.graph().nodes().len() >= MINIMAP_FROM)
+    });
     let drawing = Memo::new(move |_| {
         design.graph_rev.track();
         design.view_rev.track();
         design.selection_rev.track();
-        design.read(|m| (m.graph().nodes().len() >= MINIMAP_FROM).then(|| minimap(m.graph(), m.viewport(), m.selection(), WIDTH, HEIGHT)))
+        (big.get() && shown.get()).then(|| design.read(|m| minimap(m.graph(), m.viewport(), m.selection(), width, height)))
     });
     let dragging = RwSignal::new(false);
     let go = move |ev: &web_sys::PointerEvent| {
@@ -32,8 +43,16 @@ pub fn Minimap() -> impl IntoView {
         design.update(|m| m.center_on(map.to_world(at)));
     };
     view! {
+        <Show when=move || big.get()>
+        <div class="design-minimap-box">
+            <button type="button" class="design-minimap-toggle" data-testid="minimap-toggle" aria-controls="design-minimap"
+                aria-expanded=move || shown.get().to_string()
+                on:pointerdown=|ev| ev.stop_propagation()
+                on:click=move |_| shown.update(|s| *s = !*s)>
+                {move || if shown.get() { "Hide minimap" } else { "Show minimap" }}
+            </button>
         <Show when=move || drawing.with(Option::is_some)>
-            <svg class="design-minimap" data-testid="minimap" width=WIDTH height=HEIGHT aria-label="Minimap: press to move the view"
+            <svg class="design-minimap" id="design-minimap" data-testid="minimap" width=width height=height aria-label="Minimap: press to move the view"
                 on:pointerdown=move |ev| {
                     ev.stop_propagation();
                     dragging.set(true);
@@ -46,6 +65,8 @@ pub fn Minimap() -> impl IntoView {
                 on:pointerup=move |_| dragging.set(false)
                 inner_html=move || drawing.get().map(|d| d.svg).unwrap_or_default()>
             </svg>
+        </Show>
+        </div>
         </Show>
     }
 }

@@ -5,7 +5,7 @@
 //! out the model's announcements (docs/ACCESSIBILITY.md). This module lays the page out and routes the
 //! window's pointer, keyboard and clipboard events to the editor model.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -15,7 +15,7 @@ use crate::app::design::keys::KeyInput;
 use crate::app::design::share::{decode, find_in_query};
 use crate::app::design::{KeyOutcome, NoticeLevel};
 use crate::ui::route::hash_query;
-use crate::ui::state::{with_registry, AppState, DesignState, OpenAs};
+use crate::ui::state::{registry_version, with_registry, AppState, DesignState, OpenAs};
 
 mod canvas;
 mod connect_menu;
@@ -36,13 +36,20 @@ mod toolbar;
 pub type CanvasRef = NodeRef<leptos::svg::Svg>;
 
 thread_local! {
-    static TASK_NAMES: TaskNames = with_registry(names_of);
+    /// The task names, and the registry version they were read from (a pack brought or removed changes it).
+    static TASK_NAMES: RefCell<(u64, TaskNames)> = RefCell::new((registry_version(), with_registry(names_of)));
     static FITTED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f` with the display names of every task.
 fn task_names<R>(f: impl FnOnce(&TaskNames) -> R) -> R {
-    TASK_NAMES.with(f)
+    TASK_NAMES.with(|names| {
+        let version = registry_version();
+        if names.borrow().0 != version {
+            *names.borrow_mut() = (version, with_registry(names_of));
+        }
+        f(&names.borrow().1)
+    })
 }
 
 /// The Design page.

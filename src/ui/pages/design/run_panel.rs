@@ -47,7 +47,10 @@ pub fn RunPanel() -> impl IntoView {
             design.say(NoticeLevel::Error, format!("the graph has {n} problem(s); see Problems"));
             return;
         }
-        let request = JobRequest::GenerateOne { dataset: PREVIEW.into(), form: GenerateForm { samples_per_target: 1, ..form() }, graph: Some(design.graph_json()), target: 0, sample: 0 };
+        let base = form();
+        let form = GenerateForm { samples_per_target: 1, family: crate::ui::state::explicit_now(&base.family), ..base };
+        let packs = crate::ui::state::current_sources();
+        let request = JobRequest::GenerateOne { dataset: PREVIEW.into(), form, graph: Some(design.graph_json()), target: 0, sample: 0, packs };
         worker::start(request, move |message| match message {
             FromWorker::Done { .. } => {
                 worker::start(JobRequest::Detail { dataset: PREVIEW.into(), index: 0 }, move |message| match message {

@@ -457,11 +457,13 @@ fn SourcePicker() -> impl IntoView {
 
 /// The dataset file of a built-in topology's run, generated in the worker (the bytes `arbigraph generate`
 /// writes), parsed.
-async fn topology_samples(form: GenerateForm) -> Result<Value, String> {
+async fn topology_samples(mut form: GenerateForm) -> Result<Value, String> {
+    form.family = crate::ui::state::explicit_now(&form.family);
+    let packs = crate::ui::state::current_sources();
     let (answer, wait) = futures::channel::oneshot::channel::<Result<String, String>>();
     let mut answer = Some(answer);
     let mut file = None;
-    crate::web::worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json }, move |message| {
+    crate::web::worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json, packs }, move |message| {
         let outcome = match message {
             FromWorker::File { text, .. } => {
                 file = Some(text);

@@ -160,7 +160,8 @@ pub fn RunList(revision: RwSignal<u64>, running: RwSignal<bool>, current: Signal
                                                 _ => {}
                                             } } />
                                     </Show>
-                                    <span class="muted">{format!(" · {} · {} · {}", run.model, run.strategy, when(run.started_ms))}</span>
+                                    // The strategy by what differs from its defaults (a default acg spelled in full made the line wide).
+                                    <span class="muted" title=run.strategy.clone()>{format!(" · {} · {} · {}", run.model, crate::engine::agent::strategy::short_label(&run.strategy), when(run.started_ms))}</span>
                                 </div>
                                 <div class="eval-run-line">
                                     {let (id, progress, finished) = (id.clone(), run.progress(), run.finished); move || if current.get().as_deref() == Some(id.as_str()) {

@@ -86,9 +86,9 @@ pub fn CompareRuns() -> impl IntoView {
             </p>
             <ErrorView message=Signal::derive(move || error.get()) />
             {move || table.get().map(|t| view! {
-                <div class="results-compare-scroll">
+                <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Accuracy of each run against the baseline">
                     <table data-testid="compare-table">
-                        <caption>"Accuracy of each run against the baseline (the first file)"</caption>
+                        <caption><span class="results-caption">"Accuracy of each run against the baseline (the first file)"</span></caption>
                         <thead><tr>{t.header.iter().map(|h| view! { <th scope="col">{breakable(h)}</th> }).collect_view()}</tr></thead>
                         <tbody>{t.rows.iter().map(|row| view! {
                             <tr data-testid="compare-row">{cells(row)}</tr>
@@ -98,9 +98,9 @@ pub fn CompareRuns() -> impl IntoView {
                 {t.notes.iter().map(|n| view! { <p class="muted">{n.clone()}</p> }).collect_view()}
                 <SpendTable runs=t.spend.clone() />
                 {(!t.by_topology.1.is_empty()).then(|| view! {
-                    <div class="results-compare-scroll">
+                    <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Accuracy of each run by topology">
                         <table data-testid="compare-topologies">
-                            <caption>"Accuracy of each run by topology"</caption>
+                            <caption><span class="results-caption">"Accuracy of each run by topology"</span></caption>
                             <thead><tr>{t.by_topology.0.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view()}</tr></thead>
                             <tbody>{t.by_topology.1.iter().map(|row| view! {
                                 <tr data-testid="compare-topology-row">{cells(row)}</tr>
@@ -111,8 +111,8 @@ pub fn CompareRuns() -> impl IntoView {
                 {flip_list(&t.flips, files, open)}
                 {t.curves.clone().map(|svg| view! {
                     <figure class="results-chart">
-                        // Built by app::results::charts from numbers and escaped labels only.
-                        <div inner_html=svg></div>
+                        // Built by app::results::charts from numbers and escaped labels only; scrolls on a phone (focusable).
+                        <div inner_html=svg tabindex="0" role="region" aria-label="Context curves of the runs"></div>
                         <figcaption>"Context curves: mean prompt tokens per turn, over the samples that reached the turn."</figcaption>
                     </figure>
                 })}
@@ -157,9 +157,9 @@ fn SpendTable(runs: Vec<RunSpend>) -> impl IntoView {
             <span class="muted">{move || if settings.with(|s| s.spend.priced()) { "" } else { " type prices to see what each run cost" }}</span>
             {move || problem.get().map(|p| view! { <span class="eval-param-error" role="alert">{p}</span> })}
         </p>
-        <div class="results-compare-scroll">
+        <div class="results-compare-scroll" tabindex="0" role="region" aria-label="Tokens and cost of each run">
             <table data-testid="compare-costs">
-                <caption>"Tokens and cost of each run, with the differences from the baseline"</caption>
+                <caption><span class="results-caption">"Tokens and cost of each run, with the differences from the baseline"</span></caption>
                 <thead><tr>{move || table.with(|(header, _)| header.iter().map(|h| view! { <th scope="col">{h.clone()}</th> }).collect_view())}</tr></thead>
                 <tbody>{move || table.with(|(_, rows)| rows.iter().map(|row| view! {
                     <tr data-testid="compare-cost-row">{cells(row)}</tr>

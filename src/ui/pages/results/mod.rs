@@ -14,9 +14,10 @@ use serde_json::Value;
 use crate::app::results::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::evaluate::partial_run::{unfinished_note, RunState};
 use crate::app::results::data::{results_text, Opening, ResultsData, Step};
+use crate::app::results::metrics_tables::{metrics_tables, MetricsTable};
 use crate::app::results::transcript::heat_map;
 use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
-use crate::engine::grade::metrics::{group_means, metrics_csv, render_table, GroupCost};
+use crate::engine::grade::metrics::{group_means, metrics_csv, GroupCost};
 use crate::engine::results::epoch_report;
 use crate::ui::common::ErrorView;
 use crate::ui::state::{AppState, SiteStatus};
@@ -25,10 +26,12 @@ use crate::web::files::{drags_files, dropped_file, fetch_text, file_bytes, picke
 use crate::web::link_param;
 
 mod compare;
+mod metrics;
 mod samples;
 mod site;
 mod transcript;
 use compare::CompareRuns;
+use metrics::MetricsTables;
 use samples::SampleList;
 use site::SiteResultsList;
 use transcript::TranscriptPanel;
@@ -40,7 +43,8 @@ fn ChartFigure(svg: String, file: &'static str, testid: &'static str, caption: &
     let export = svg.clone();
     view! {
         <figure class="results-chart">
-            <div inner_html=svg></div>
+            // Focusable: on a phone the chart scrolls inside it rather than shrink its text under 11 px.
+            <div inner_html=svg tabindex="0" role="region" aria-label=caption></div>
             <figcaption>{caption}
                 <button data-testid=testid on:click=move |_| {
                     if let Err(e) = download_text(file, "image/svg+xml", &export) { error.set(e.to_string()) }
@@ -67,11 +71,14 @@ fn site_results(index: &SiteIndex, name: &str) -> Result<String, String> {
     }
 }
 
-/// What the metrics part of the page shows: the note on unfinished samples, the metrics table, the accuracy
+/// What the metrics part of the page shows: the note on unfinished samples, the metrics tables, the accuracy
 /// chart and the figures as CSV.
 struct Shown {
     note: Option<String>,
-    text: String,
+    /// The metrics as tables (none when nothing finished).
+    tables: Vec<MetricsTable>,
+    /// The samples that could not be read, each with why.
+    unreadable: Vec<String>,
     chart: Option<String>,
     /// Where chains first broke, per output.
     breaks: Option<String>,
@@ -94,10 +101,8 @@ fn metrics_text(data: &ResultsData, state: RunState) -> Result<Shown, String> {
     let metrics = &data.graded().metrics;
     let chart = (!metrics.by_group.is_empty()).then(|| accuracy_chart(&metrics.by_group));
     let nothing_finished = graded.samples.is_empty() && graded.unfinished > 0;
-    let mut text = if nothing_finished { String::new() } else { render_table(metrics) };
-    for (index, reason) in &graded.unreadable {
-        text.push_str(&format!("\nsamples[{index}] could not be read and was skipped: {reason}\n"));
-    }
+    let tables = if nothing_finished { Vec::new() } else { metrics_tables(metrics) };
+    let unreadable = graded.unreadable.iter().map(|(index, reason)| format!("samples[{index}] could not be read and was skipped: {reason}")).collect();
     let csv = (!nothing_finished).then(|| metrics_csv(metrics));
     let breaks = first_break_chart(&metrics.first_breaks);
     let costs = [
@@ -109,7 +114,7 @@ fn metrics_text(data: &ResultsData, state: RunState) -> Result<Shown, String> {
     .collect();
     let epochs = epoch_report(results, graded).map(|report| report.headline());
     let heat = results.get("samples").and_then(Value::as_array).and_then(|samples| heat_map(samples, &metrics.nodes));
-    Ok(Shown { note, text, chart, breaks, epochs, heat, costs, csv })
+    Ok(Shown { note, tables, unreadable, chart, breaks, epochs, heat, costs, csv })
 }
 
 /// The Results page.
@@ -266,7 +271,7 @@ pub fn ResultsPage() -> impl IntoView {
                 match state.results.with(|results| results.as_ref().map(|results| metrics_text(results, run_state))) {
                 None => view! { <p class="muted">"No results yet: run an evaluation or load a file."</p> }.into_any(),
                 Some(metrics) => match metrics {
-                    Ok(Shown { note, text, chart, breaks, epochs, heat, costs, csv }) => view! {
+                    Ok(Shown { note, tables, unreadable, chart, breaks, epochs, heat, costs, csv }) => view! {
                         {epochs.map(|line| view! { <p class="results-epochs" data-testid="epoch-report" title="pass^k: instances every attempt got right; pass@k: instances some attempt got right">{line}</p> })}
                         {note.map(|note| view! { <p class="results-note" data-testid="results-note" role="status">{note}</p> })}
                         {chart.map(|svg| view! {
@@ -284,7 +289,7 @@ pub fn ResultsPage() -> impl IntoView {
                             </div>
                         })}
                         {costs.into_iter().map(|(svg, file, testid, caption)| view! { <ChartFigure svg=svg file=file testid=testid error=error caption=caption /> }).collect_view()}
-                        {(!text.is_empty()).then(|| view! { <pre class="prompt-view" id="results-metrics">{text}</pre> })}
+                        {(!tables.is_empty() || !unreadable.is_empty()).then(|| view! { <MetricsTables tables=tables notes=unreadable /> })}
                         {csv.map(|csv| view! {
                             <p>
                                 <button data-testid="export-csv" on:click=move |_| {

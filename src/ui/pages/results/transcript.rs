@@ -83,7 +83,7 @@ pub(super) fn TranscriptView(transcript: Transcript, open: RwSignal<Option<usize
                 <h3>"Context curve"</h3>
                 // Built by app::results::charts from numbers and escaped labels only.
                 <figure class="results-chart tx-curve" data-testid="sample-context-curve">
-                    <div inner_html=svg></div>
+                    <div inner_html=svg tabindex="0" role="region" aria-label="Context curve of this sample"></div>
                     <figcaption>"Prompt tokens of each turn's request: how the context grew (or was kept small by the strategy)."</figcaption>
                 </figure>
             })}
