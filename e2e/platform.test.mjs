@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveDist, launch, ROOT } from './harness.mjs';
+import { serveDist, launch, DIST, ROOT } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await serveDist(); browser = await launch(); });
@@ -31,7 +31,7 @@ async function open(page, hash) {
 
 test('the app declares a strict content security policy and runs under it', async () => {
   const { page, errors } = browser;
-  const html = readFileSync(join(ROOT, 'dist', 'index.html'), 'utf8');
+  const html = readFileSync(join(DIST, 'index.html'), 'utf8');
   const policy = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';
   const directives = Object.fromEntries(policy.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
   assert.deepEqual(directives['script-src'], ["'self'", "'wasm-unsafe-eval'"], 'scripts only from the site: no inline script, no eval');

@@ -40,7 +40,7 @@ pub fn PythonBox() -> impl IntoView {
     let run = move |_| {
         let started = now_ms();
         output.set("running…".into());
-        worker::start(JobRequest::RunPython { source: source.get_untracked(), args: args.get_untracked() }, move |message| {
+        worker::start_isolated(JobRequest::RunPython { source: source.get_untracked(), args: args.get_untracked() }, move |message| {
             let elapsed = now_ms() - started;
             match message {
                 FromWorker::Done { summary, .. } => output.set(format!("result: {summary}   ({elapsed:.0} ms)")),
@@ -51,7 +51,7 @@ pub fn PythonBox() -> impl IntoView {
     };
 
     let try_task = move |_| {
-        worker::start(JobRequest::TracePython { source: source.get_untracked() }, move |message| match message {
+        worker::start_isolated(JobRequest::TracePython { source: source.get_untracked() }, move |message| match message {
             FromWorker::Traced { traced, .. } => {
                 output.set(traced.line);
                 task_prompt.set(Some((traced.prompt, traced.roles)));
