@@ -1,5 +1,5 @@
 //! Entry point of the browser app: install the panic hook and mount the Leptos shell. It also exports the
-//! cross-platform probes (`probe_*`), which the end-to-end tests call to check that the wasm build computes
+//! cross-platform probes (`probes`), which the end-to-end tests call to check that the wasm build computes
 //! exactly what the native build pins.
 
 #[cfg(target_arch = "wasm32")]
@@ -18,33 +18,29 @@ fn main() {
     std::process::exit(2);
 }
 
-/// The probes: each returns what a native test pins, computed here in wasm.
+/// The probes, computed by the app's worker (whose module holds the generators and the picture renderer):
+/// `probes()` resolves to `{"rng": …, "dataset": …, "png": …}`, what the native tests pin
+/// (`app::jobs::probes`), or rejects with the worker's message.
 #[cfg(target_arch = "wasm32")]
 mod probes {
     use wasm_bindgen::prelude::wasm_bindgen;
+    use wasm_bindgen::JsValue;
 
-    use arbigraph_studio::engine::{dataset, rng::InstanceRng, tasks};
+    use arbigraph_studio::app::jobs::{FromWorker, JobRequest};
+    use arbigraph_studio::web::worker;
 
-    /// The first five draws in [0, 999] of the seed-0 stream (pinned in `engine::rng`'s tests).
     #[wasm_bindgen]
-    pub fn probe_rng_stream() -> String {
-        let mut rng = InstanceRng::from_seed(0);
-        (0..5).map(|_| rng.int_in(0, 999).to_string()).collect::<Vec<_>>().join(",")
-    }
-
-    /// The fingerprint of the generated probe files (pinned in `tests/it/generation.rs`).
-    #[wasm_bindgen]
-    pub fn probe_dataset_fingerprint() -> String {
-        let registry = tasks::registry::builtin();
-        format!("{:016x}", dataset::fingerprint(&dataset::cross_platform_probe(&registry)))
-    }
-
-    /// The fingerprint of the probe picture's PNG bytes (pinned in `tests/it/image.rs`).
-    #[wasm_bindgen]
-    pub fn probe_png_fingerprint() -> String {
-        match tasks::image::probe_png() {
-            Ok(png) => format!("{:016x}", dataset::fingerprint_bytes(&png)),
-            Err(e) => format!("error: {e}"),
-        }
+    pub fn probes() -> js_sys::Promise {
+        js_sys::Promise::new(&mut |resolve, reject| {
+            worker::start(JobRequest::Probes, move |message| match message {
+                FromWorker::Done { summary, .. } => {
+                    let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&summary));
+                }
+                FromWorker::Failed { message, .. } => {
+                    let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&message));
+                }
+                _ => {}
+            });
+        })
     }
 }

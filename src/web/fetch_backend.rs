@@ -410,16 +410,13 @@ pub async fn check_endpoint(endpoint: &Endpoint, temperature: f64, max_tokens: u
         Err(error) => seen_of(error),
     };
     seen.push((Probe::ToolCall, tool));
-    let image = match probe_picture() {
-        Ok(part) => {
-            let mut request = ask("What number is written in this picture? Reply with the number only.", RequestKind::Summary);
-            request.messages[0].images = vec![part];
-            match send_with_retries(&backend, &request, &once).await {
-                Ok(reply) => read_image_reply(&reply.content),
-                Err(error) => seen_of(error),
-            }
+    let image = {
+        let mut request = ask("What number is written in this picture? Reply with the number only.", RequestKind::Summary);
+        request.messages[0].images = vec![probe_picture()];
+        match send_with_retries(&backend, &request, &once).await {
+            Ok(reply) => read_image_reply(&reply.content),
+            Err(error) => seen_of(error),
         }
-        Err(reason) => Seen::Malformed(format!("the probe picture could not be drawn: {reason}")),
     };
     seen.push((Probe::Image, image));
     let planned = backend.shape.borrow().planned(temperature, max_tokens);

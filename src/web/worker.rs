@@ -500,6 +500,61 @@ pub fn start(request: JobRequest, listener: impl FnMut(FromWorker) + 'static) ->
     JobHandle(id)
 }
 
+/// Starts a job in a worker of its own, which ends with it: for code the user wrote (the Python box), so a
+/// function that exhausts the worker's stack (a worker's is about half the page's: deep recursion that the
+/// evaluator's budgets allow on the page can overflow it) takes down only its own worker, never the one that
+/// holds the datasets. Such a crash ends the job as failed with a `RecursionError`, as Python would.
+pub fn start_isolated(request: JobRequest, listener: impl FnMut(FromWorker) + 'static) {
+    let id = RUNNER.with(|r| {
+        let mut r = r.borrow_mut();
+        r.next_id += 1;
+        r.next_id
+    });
+    let listener: Rc<RefCell<Box<dyn FnMut(FromWorker)>>> = Rc::new(RefCell::new(Box::new(listener)));
+    let worker = match web_sys::Worker::new_with_options(WORKER_SCRIPT, &web_sys::WorkerOptions::new()) {
+        Ok(worker) => worker,
+        Err(e) => return (listener.borrow_mut())(FromWorker::Failed { id, message: unavailable_message(&format!("it could not start: {}", js_error(&e))), location: None }),
+    };
+    let finished = Rc::new(std::cell::Cell::new(false));
+    let start = RefCell::new(Some(ToWorker::Start { id, request }));
+    let (on_listener, on_worker, on_finished) = (listener.clone(), worker.clone(), finished.clone());
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+        let Some(message) = event.data().as_string().and_then(|text| serde_json::from_str::<FromWorker>(&text).ok()) else { return };
+        if let FromWorker::Ready { .. } = message {
+            if let Some(text) = start.borrow_mut().take().and_then(|m| serde_json::to_string(&m).ok()) {
+                let _ = on_worker.post_message(&JsValue::from_str(&text));
+            }
+            return;
+        }
+        let is_final = message.is_final();
+        (on_listener.borrow_mut())(message);
+        if is_final {
+            on_finished.set(true);
+            on_worker.terminate();
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let (err_listener, err_worker) = (listener, worker.clone());
+    let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
+        err_worker.terminate();
+        if finished.replace(true) {
+            return;
+        }
+        let reason = event.message();
+        let message = if reason.to_lowercase().contains("call stack") || reason.to_lowercase().contains("recursion") {
+            "RecursionError: maximum recursion depth exceeded (the browser worker's stack ran out)".to_string()
+        } else if reason.is_empty() {
+            format!("{WORKER_SCRIPT} failed to load")
+        } else {
+            format!("the function's worker stopped: {reason}")
+        };
+        (err_listener.borrow_mut())(FromWorker::Failed { id, message, location: None });
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+}
+
 /// Starts an `OpenFile` request whose text is read from `file` where the job runs (in the worker, so even a
 /// large file costs the page nothing).
 pub fn start_with_file(request: JobRequest, file: web_sys::Blob, listener: impl FnMut(FromWorker) + 'static) -> JobHandle {

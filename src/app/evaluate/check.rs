@@ -61,17 +61,28 @@ pub enum Seen {
 /// The number the image probe draws.
 pub const PROBE_NUMBER: u32 = 47;
 
+/// The image probe's picture size in pixels.
+const PROBE_SIZE: (u32, u32) = (160, 112);
+
+/// The image probe's PNG as `probe_png` draws it, kept beside this file (a test checks they agree), so the page
+/// sends it without carrying the rasteriser.
+const PROBE_PNG: &[u8] = include_bytes!("check_probe.png");
+
 /// The image probe's picture: `PROBE_NUMBER` drawn large on a 160x112 canvas in the image tasks' own digit
 /// strokes, as a PNG data URL.
-pub fn probe_picture() -> Result<ImagePart, String> {
-    let (width, height) = (160u32, 112u32);
+pub fn probe_picture() -> ImagePart {
+    ImagePart { url: data_url(PROBE_PNG), width: PROBE_SIZE.0, height: PROBE_SIZE.1, label: "Image 1:".into() }
+}
+
+/// Draws the image probe's PNG (what `check_probe.png` holds).
+pub fn probe_png() -> Result<Vec<u8>, String> {
+    let (width, height) = PROBE_SIZE;
     let scale = 110.0 / font::text_width(PROBE_NUMBER.to_string().len());
     let marks = font::number_strokes(PROBE_NUMBER, width as f32 / 2.0, height as f32 / 2.0, scale)
         .into_iter()
         .map(|points| Mark::Polyline { points, width: 7.0 })
         .collect();
-    let png = Drawing { width, height, marks }.to_png().map_err(|e| e.to_string())?;
-    Ok(ImagePart { url: data_url(&png), width, height, label: "Image 1:".into() })
+    Drawing { width, height, marks }.to_png().map_err(|e| e.to_string())
 }
 
 /// What the image probe's reply text means: the number read, or a misreading.
@@ -194,7 +205,13 @@ mod tests {
 
     #[test]
     fn the_image_probe_draws_its_number_as_a_png_and_reads_the_reply() {
-        let part = probe_picture().expect("a small picture renders");
+        let drawn = probe_png().expect("a small picture renders");
+        let stored = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/evaluate/check_probe.png");
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            std::fs::write(&stored, &drawn).unwrap();
+        }
+        assert!(drawn == PROBE_PNG, "the stored probe picture is the drawn one (UPDATE_EXPECT=1 cargo test --lib evaluate::check rewrites it)");
+        let part = probe_picture();
         assert_eq!((part.width, part.height), (160, 112));
         use base64::Engine as _;
         let b64 = part.url.strip_prefix("data:image/png;base64,").expect("a PNG data URL");

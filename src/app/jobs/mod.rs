@@ -15,6 +15,7 @@ mod generate;
 mod open;
 pub mod packs;
 mod protocol;
+pub mod python;
 pub mod split;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ use serde_json::Value as Json;
 
 use crate::app::browse::catalog::Query;
 use crate::app::browse::demo;
+
 use crate::app::store::{Store, Stored};
 use crate::engine::dataset::FileFormat;
 use crate::engine::generate::form::GenerateForm;
@@ -52,6 +54,9 @@ enum Work {
     Parse { name: String, text: String },
     OpenGraph { name: String, text: String, arrange: bool },
     Demo { cursor: Cursor, names: Vec<String>, made: Vec<Sample>, published: Vec<demo::Published> },
+    RunPython { source: String, args: String },
+    TracePython { source: String },
+    Probes,
     ReadPack { source: packs::PackSource },
 }
 
@@ -119,6 +124,9 @@ impl Job {
                 let cursor = Cursor::new(runs.into_iter().map(|(_, _, config)| config).collect(), registry).map_err(failed)?;
                 Work::Demo { cursor, names, made: Vec::new(), published: Vec::new() }
             }
+            JobRequest::RunPython { source, args } => Work::RunPython { source, args },
+            JobRequest::TracePython { source } => Work::TracePython { source },
+            JobRequest::Probes => Work::Probes,
             JobRequest::ReadPack { source } => Work::ReadPack { source },
         };
         Ok(Job { id, work, own_registry, finished: false, units: 4 })
@@ -137,7 +145,7 @@ impl Job {
     /// True for jobs done in one short step (queries, details, shards): they run before long jobs' slices, so
     /// browsing stays quick while a generation runs.
     pub fn is_quick(&self) -> bool {
-        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Samples { .. } | Work::Render { .. } | Work::Parse { .. } | Work::OpenGraph { .. })
+        matches!(self.work, Work::One { .. } | Work::Shard { .. } | Work::Query { .. } | Work::Detail { .. } | Work::Forget { .. } | Work::Samples { .. } | Work::Render { .. } | Work::Parse { .. } | Work::OpenGraph { .. } | Work::RunPython { .. } | Work::TracePython { .. } | Work::Probes)
     }
 
     /// Units the next slice will do.
@@ -208,6 +216,15 @@ impl Job {
             Work::Open(opening) => opening.slice(id, units, store),
             Work::Shard { dataset, name, first, total, summary, text } => open::shard(id, dataset, name, *first, *total, summary.take(), text, store),
             Work::Demo { cursor, names, made, published } => demo_slice(id, cursor, names, made, published, units, registry, store),
+            Work::RunPython { source, args } => match python::run(source, args) {
+                Ok(result) => vec![FromWorker::Done { id, summary: result }],
+                Err(message) => vec![FromWorker::Failed { id, message, location: None }],
+            },
+            Work::TracePython { source } => match python::trace(source) {
+                Ok(traced) => vec![FromWorker::Traced { id, traced }, FromWorker::Done { id, summary: String::new() }],
+                Err(message) => vec![FromWorker::Failed { id, message, location: None }],
+            },
+            Work::Probes => vec![FromWorker::Done { id, summary: probes() }],
             Work::Query { dataset, query } => match store.select(dataset, query) {
                 Ok(indices) => vec![FromWorker::View { id, dataset: dataset.clone(), indices }, FromWorker::Done { id, summary: String::new() }],
                 Err(e) => vec![FromWorker::Failed { id, message: e.to_string(), location: None }],
@@ -313,4 +330,21 @@ impl Job {
         self.finished = true;
         FromWorker::Cancelled { id: self.id }
     }
+}
+
+/// The cross-platform probes (`JobRequest::Probes`): the seed-0 stream's first five draws in [0, 999] (pinned in
+/// `engine::rng`'s tests), the generated probe files' fingerprint (pinned in `tests/it/generation.rs`) and the probe
+/// picture's PNG fingerprint (pinned in `tests/it/image.rs`), as a JSON object.
+pub fn probes() -> String {
+    use crate::engine::dataset;
+    use crate::engine::rng::InstanceRng;
+    use crate::engine::tasks::{image, registry};
+    let mut rng = InstanceRng::from_seed(0);
+    let draws: Vec<String> = (0..5).map(|_| rng.int_in(0, 999).to_string()).collect();
+    let files = format!("{:016x}", dataset::fingerprint(&dataset::cross_platform_probe(&registry::builtin())));
+    let png = match image::probe_png() {
+        Ok(png) => format!("{:016x}", dataset::fingerprint_bytes(&png)),
+        Err(e) => format!("error: {e}"),
+    };
+    serde_json::json!({ "rng": draws.join(","), "dataset": files, "png": png }).to_string()
 }

@@ -78,6 +78,15 @@ pub enum JobRequest {
     /// Generate the app's demo datasets (`app::browse::demo`) as site datasets `site:NAME`: answered with a `File` named
     /// `datasets/index.json` holding the index a site would carry, then each dataset's rows.
     DemoSite,
+    /// The Python box's Run: call the function `source` defines with `args` (a JSON object of parameter names to
+    /// values); answered with `Done`, whose summary is the result as JSON (`app::jobs::python::run`).
+    RunPython { source: String, args: String },
+    /// The Python box's tracing try: answered with `Traced` (`app::jobs::python::trace`).
+    TracePython { source: String },
+    /// The cross-platform probes the end-to-end tests compare with the native pins, computed by the worker's
+    /// module (which holds the generators and the renderer): answered with `Done`, whose summary is
+    /// `{"rng": …, "dataset": …, "png": …}` (`jobs::probes`).
+    Probes,
     /// Read a task pack (typing and trying every entry), answered with `PackRead`.
     ReadPack { source: PackSource },
 }
@@ -128,6 +137,8 @@ pub enum FromWorker {
     Cancelled { id: u64 },
     /// The worker has started and listens (sent once, with id 0, before any job message).
     Ready { id: u64 },
+    /// A pasted Python function tried as a tracing task.
+    Traced { id: u64, traced: super::python::Traced },
 }
 
 impl FromWorker {
@@ -147,7 +158,8 @@ impl FromWorker {
             | FromWorker::Done { id, .. }
             | FromWorker::Failed { id, .. }
             | FromWorker::Cancelled { id }
-            | FromWorker::Ready { id } => *id,
+            | FromWorker::Ready { id }
+            | FromWorker::Traced { id, .. } => *id,
         }
     }
 

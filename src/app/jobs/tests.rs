@@ -25,6 +25,26 @@ fn rows(messages: &[FromWorker]) -> Vec<Row> {
 }
 
 #[test]
+fn the_python_box_and_the_probes_are_worker_jobs() {
+    let registry = builtin();
+    let mut store = Store::default();
+    let source = "def double(xs: List[int]) -> List[int]:\n    return [2 * x for x in xs]\n".to_string();
+    let ran = start(JobRequest::RunPython { source: source.clone(), args: r#"{"xs": [1, -2]}"#.into() }, &registry, &mut store);
+    assert_eq!(ran, vec![FromWorker::Done { id: 1, summary: "[2, -4]".into() }]);
+    let bad = start(JobRequest::RunPython { source: source.clone(), args: "{".into() }, &registry, &mut store);
+    assert!(matches!(&bad[..], [FromWorker::Failed { message, .. }] if message.starts_with("arguments: malformed JSON")), "{bad:?}");
+    let traced = start(JobRequest::TracePython { source }, &registry, &mut store);
+    assert!(matches!(&traced[..], [FromWorker::Traced { traced, .. }, FromWorker::Done { .. }] if traced.line.starts_with("task_1_input = [")), "{traced:?}");
+    // The native side of what e2e/platform.test.mjs asks the wasm worker for: the rng draws pinned in
+    // `engine::rng`'s tests; the fingerprints are compared with the pins of tests/it by that test.
+    let probes = start(JobRequest::Probes, &registry, &mut store);
+    let [FromWorker::Done { summary, .. }] = &probes[..] else { panic!("{probes:?}") };
+    let json: Json = serde_json::from_str(summary).unwrap();
+    assert_eq!(json["rng"], "652,623,878,556,681");
+    assert!(json["dataset"].as_str().is_some_and(|f| f.len() == 16) && json["png"].as_str().is_some_and(|f| f.len() == 16), "{json}");
+}
+
+#[test]
 fn generation_in_slices_stores_every_sample_in_order_like_one_run() {
     let registry = builtin();
     let mut store = Store::default();

@@ -3,15 +3,12 @@
 
 use leptos::prelude::*;
 
-use crate::engine::python::{self, Limits};
-use crate::engine::rng::InstanceRng;
-use crate::engine::tasks::python_trace::{TraceOptions, UserFunction};
-use crate::engine::tasks::TaskContext;
-use crate::engine::value::{Kind, Number, Value};
-use crate::ui::common::PromptView;
 use crate::app::design::NoticeLevel;
-use crate::app::jobs::roles_of;
+use crate::app::jobs::{FromWorker, JobRequest};
+use crate::engine::tasks::python_trace::UserFunction;
+use crate::ui::common::PromptView;
 use crate::ui::state::AppState;
+use crate::web::worker;
 
 const EXAMPLE: &str = "def running_peak_gaps(nums: List[int]) -> List[int]:\n    best = nums[0]\n    out = []\n    for x in nums:\n        if x > best:\n            best = x\n        out.append(best - x)\n    return out\n";
 
@@ -19,13 +16,15 @@ fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
-/// The Python function box.
+/// The Python function box. The page parses the source (signature and located errors); running it and
+/// tracing it are jobs of the Web Worker, whose module holds the interpreter's evaluator
+/// (`app::jobs::python`).
 #[component]
 pub fn PythonBox() -> impl IntoView {
     let source = RwSignal::new(EXAMPLE.to_string());
     let args = RwSignal::new(r#"{"nums": [3, 1, 4, 1, 5, 9, 2, 6]}"#.to_string());
     let output = RwSignal::new(String::new());
-    let task_prompt = RwSignal::new(None);
+    let task_prompt = RwSignal::new(None::<(String, Vec<(String, u32)>)>);
 
     let parsed = Memo::new(move |_| match UserFunction::from_source(&source.get()) {
         Ok(f) => Ok(format!(
@@ -37,54 +36,32 @@ pub fn PythonBox() -> impl IntoView {
         Err(errors) => Err(errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")),
     });
 
+    // The time shown is the round trip to the worker, the run included.
     let run = move |_| {
         let started = now_ms();
-        let result = (|| -> Result<String, String> {
-            let module = python::parse_module(&source.get_untracked()).map_err(|e| e.to_string())?;
-            let function = UserFunction::from_source(&source.get_untracked()).map_err(|e| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
-            // The same reader as `arbigraph trace --batch`: ints past 64 bits arrive exact, as in Python.
-            let json = python::json::loads(&args.get_untracked()).map_err(|e| format!("arguments: malformed JSON: {e}"))?;
-            let kwargs = python::json::keyword_arguments(&json).ok_or("arguments: expected a JSON object of parameter names to values")?;
-            let value = python::call(&module, &function.signature().name, &[], &kwargs, &Limits::default()).map_err(|e| e.to_string())?;
-            python::to_json_text(&value)
-        })();
-        let elapsed = now_ms() - started;
-        output.set(match result {
-            Ok(v) => format!("result: {v}   ({elapsed:.0} ms)"),
-            Err(e) => format!("error: {e}   ({elapsed:.0} ms)"),
+        output.set("running…".into());
+        worker::start_isolated(JobRequest::RunPython { source: source.get_untracked(), args: args.get_untracked() }, move |message| {
+            let elapsed = now_ms() - started;
+            match message {
+                FromWorker::Done { summary, .. } => output.set(format!("result: {summary}   ({elapsed:.0} ms)")),
+                FromWorker::Failed { message, .. } => output.set(format!("error: {message}   ({elapsed:.0} ms)")),
+                _ => {}
+            }
         });
     };
 
     let try_task = move |_| {
-        let made = (|| -> Result<_, String> {
-            let function = UserFunction::from_source(&source.get_untracked()).map_err(|e| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
-            let kind = function.input_kinds().first().copied().unwrap_or(Kind::List);
-            let task = function.into_task("user.pasted", 0, TraceOptions::default());
-            let mut rng = InstanceRng::from_seed(0);
-            let mut last = String::from("no attempt");
-            for _ in 0..50 {
-                let input = match kind {
-                    Kind::Scalar => Value::int(rng.int_in(-100, 100)),
-                    Kind::List => Value::List((0..10).map(|_| Number::Int(rng.int_in(-100, 100))).collect()),
-                };
-                let ctx = TaskContext { number: 1, input_name: "task_1_input", input: &input, output_kind: None };
-                match task.instantiate(&ctx, &mut rng) {
-                    Ok(instance) => return Ok((input, instance)),
-                    Err(e) => last = e.to_string(),
-                }
+        worker::start_isolated(JobRequest::TracePython { source: source.get_untracked() }, move |message| match message {
+            FromWorker::Traced { traced, .. } => {
+                output.set(traced.line);
+                task_prompt.set(Some((traced.prompt, traced.roles)));
             }
-            Err(last)
-        })();
-        match made {
-            Ok((input, instance)) => {
-                output.set(format!("task_1_input = {}   →   task_1_out = {}", input.repr(), instance.output.repr()));
-                task_prompt.set(Some(instance.body));
-            }
-            Err(e) => {
-                output.set(format!("error: {e}"));
+            FromWorker::Failed { message, .. } => {
+                output.set(format!("error: {message}"));
                 task_prompt.set(None);
             }
-        }
+            _ => {}
+        });
     };
 
     let design = expect_context::<AppState>().design;
@@ -101,7 +78,7 @@ pub fn PythonBox() -> impl IntoView {
 
     view! {
         <h2>"Your Python functions"</h2>
-        <p class="muted">"Paste one function with List[int] / int annotations. It runs in our interpreter, in this tab, under step, recursion and memory limits."</p>
+        <p class="muted">"Paste one function with List[int] / int annotations. It runs in our interpreter, in this tab's background worker, under step, recursion and memory limits."</p>
         <div class="row">
             <div class="grow">
                 <textarea id="py-source" aria-label="Python function source" rows="12" style="width:100%" spellcheck="false"
@@ -121,6 +98,6 @@ pub fn PythonBox() -> impl IntoView {
                 <pre id="py-output" class="prompt-view">{move || output.get()}</pre>
             </div>
         </div>
-        {move || task_prompt.get().map(|p| view! { <PromptView text=p.text().to_string() roles=roles_of(&p) /> })}
+        {move || task_prompt.get().map(|(text, roles)| view! { <PromptView text=text roles=roles /> })}
     }
 }
