@@ -129,7 +129,13 @@ impl Job {
             JobRequest::Probes => Work::Probes,
             JobRequest::ReadPack { source } => Work::ReadPack { source },
         };
-        Ok(Job { id, work, own_registry, finished: false, units: 4 })
+        // A helper's block is one job of its own: made in one slice (a block is sized for that), rather than
+        // ramping up from a few samples per slice again for every block, each slice then waiting on a timer.
+        let units = match &work {
+            Work::Range { at, end, .. } => (end - at).max(1),
+            _ => 4,
+        };
+        Ok(Job { id, work, own_registry, finished: false, units })
     }
 
     /// The job's id.

@@ -410,3 +410,19 @@ fn a_generation_with_a_pack_draws_the_family_from_it_as_the_engine_does() {
     let failure = Job::new(9, JobRequest::Generate { dataset: "x".into(), form, graph: None, packs: vec![] }, &registry, &mut store).err().map(|b| *b);
     assert!(matches!(failure, Some(FromWorker::Failed { ref message, .. }) if message.contains("names a pack that is not loaded")), "{failure:?}");
 }
+
+#[test]
+fn a_helpers_block_is_made_in_one_slice_not_ramped_up_again_for_every_block() {
+    let registry = builtin();
+    let mut store = Store::default();
+    let form = GenerateForm { samples_per_target: 4, ..GenerateForm::default() };
+    let mut job = Job::new(1, JobRequest::GenerateRange { form, graph: None, first: 8, end: 8 + split::BLOCK, packs: vec![] }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(job.units(), split::BLOCK);
+    let messages = job.step(&registry, &mut store);
+    let made: usize = messages.iter().map(|m| if let FromWorker::Made { samples, .. } = m { samples.len() } else { 0 }).sum();
+    assert_eq!(made, split::BLOCK, "the whole block in the first slice");
+    assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
+    // A long job still starts small and adapts.
+    let generate = Job::new(2, JobRequest::Generate { dataset: "g".into(), form: GenerateForm::default(), graph: None, packs: vec![] }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(generate.units(), 4);
+}
