@@ -9,6 +9,7 @@ use super::protocol::FromWorker;
 use super::split::Merge;
 use super::open::put_records;
 use crate::app::browse::demo;
+use crate::app::browse::catalog::Row;
 use crate::app::instance::row_of;
 use crate::app::store::{Store, Stored};
 use crate::engine::dataset::site::INDEX_PATH;
@@ -68,10 +69,9 @@ pub fn roles_of(prompt: &Prompt) -> Vec<(String, u32)> {
 
 /// A generated sample as the store keeps it: its reference-layout record, exact roles, and its origin.
 pub fn stored_of(config: &GenerateConfig, index: usize, run: usize, sample: &Sample) -> Stored {
-    let file = dataset::to_json(config, std::slice::from_ref(sample), &RunInfo::default());
-    let record = file.get("samples").and_then(|s| s.get(0)).cloned().unwrap_or(Json::Null);
-    let row = row_of(index, &record, &dataset::mode(config), Some((run, sample.target_index)));
-    Stored::new(row, record, Some(roles_of(&sample.prompt)))
+    let record = dataset::sample_to_json(config, sample, &RunInfo::default().images);
+    let mode = dataset::mode(config);
+    Stored::with_row(record, Some(roles_of(&sample.prompt)), |rest, prompt_chars| Row { prompt_chars, ..row_of(index, rest, &mode, Some((run, sample.target_index))) })
 }
 
 /// One run of a plan: its configuration and targets.

@@ -426,3 +426,31 @@ fn a_helpers_block_is_made_in_one_slice_not_ramped_up_again_for_every_block() {
     let generate = Job::new(2, JobRequest::Generate { dataset: "g".into(), form: GenerateForm::default(), graph: None, packs: vec![] }, &registry, &mut store).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(generate.units(), 4);
 }
+
+
+#[test]
+fn a_generated_sample_is_stored_as_its_file_record_would_be() {
+    // `stored_of` builds one record, not a one-sample file, and reads its row without copying the prompt: what it
+    // stores must equal the row and record read from the file a download writes.
+    let registry = builtin();
+    let paper = GenerateForm { topology: "paper".into(), family: "all".into(), samples_per_target: 1, seed: 5, ..GenerateForm::default() };
+    let mut configs = configs_of(&paper, None, &registry).unwrap();
+    let dag = include_str!("../../../tests/fixtures/reference/dag200_mixed.json");
+    configs.push(config_of(&GenerateForm { family: "mixed".into(), ..GenerateForm::default() }, Some(dag), &registry).unwrap());
+    let image = GenerateForm { family: "image".into(), ..GenerateForm::default() };
+    configs.push(image.to_config().unwrap());
+    let mut compared = 0;
+    for (run, config) in configs.iter().enumerate() {
+        let targets = engine_generate::targets(config, &registry).unwrap();
+        for target in (0..targets.len()).step_by(targets.len().div_ceil(6)) {
+            let sample = engine_generate::generate_sample(config, &registry, target, 0).unwrap();
+            let file = dataset::to_json(config, std::slice::from_ref(&sample), &dataset::RunInfo::default());
+            let record = file["samples"][0].clone();
+            let row = crate::app::instance::row_of(9, &record, &dataset::mode(config), Some((run, sample.target_index)));
+            let expected = Stored::new(row, record, Some(roles_of(&sample.prompt)));
+            assert_eq!(stored_of(config, 9, run, &sample), expected, "{} target {target}", dataset::mode(config));
+            compared += 1;
+        }
+    }
+    assert!(compared > 60, "{compared}");
+}

@@ -52,8 +52,12 @@ impl Members for Tree {
     }
 
     fn text(&mut self, key: &str, write: &mut dyn FnMut(&mut Pieces<'_>) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
-        let pieces = gather(|push| write(&mut |piece| push(piece.to_string())))?;
-        self.value(key, Json::String(pieces.concat()))
+        let mut text = String::new();
+        write(&mut |piece| {
+            text.push_str(piece);
+            Ok(())
+        })?;
+        self.value(key, Json::String(text))
     }
 
     fn object(&mut self, key: &str, fill: &mut dyn FnMut(&mut dyn Members) -> Result<(), GenerateError>) -> Result<(), GenerateError> {

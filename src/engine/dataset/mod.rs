@@ -91,10 +91,14 @@ fn family_label(families: &[Family]) -> String {
 /// The whole dataset as reference-layout JSON.
 pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Json {
     // A tree takes every member, and a held sample gives every record.
-    const HELD: &str = "held samples are built into a tree without fail";
-    let summary = Tree::of(|tree| summary_members(config, run, &SummaryFacts::of_samples(samples), tree)).expect(HELD);
-    let samples: Vec<Json> = samples.iter().map(|s| Tree::of(|tree| sample_members(config, s, &run.images, tree)).expect(HELD)).collect();
+    let summary = Tree::of(|tree| summary_members(config, run, &SummaryFacts::of_samples(samples), tree)).expect("a summary is built into a tree without fail");
+    let samples: Vec<Json> = samples.iter().map(|s| sample_to_json(config, s, &run.images)).collect();
     json!({ "summary": summary, "samples": samples })
+}
+
+/// One sample's record, as `to_json` lists it under `samples`, without the summary of a whole file around it.
+pub fn sample_to_json(config: &GenerateConfig, sample: &Sample, images: &ImageStorage) -> Json {
+    Tree::of(|tree| sample_members(config, sample, images, tree)).expect("a held sample is built into a tree without fail")
 }
 
 /// What the summary says about the samples: read from them when they are held (`of_samples`), known from the
