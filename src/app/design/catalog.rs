@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::engine::graph::GraphFunctions;
 use crate::engine::tasks::registry::Registry;
-use crate::engine::tasks::{Family, TaskInfo};
+use crate::engine::tasks::Family;
 use crate::engine::value::Kind;
 
 /// One task the inspector offers for pinning.
@@ -22,30 +22,36 @@ pub struct TaskChoice {
     pub fits: bool,
 }
 
-/// The signature of a task: accepted input kinds → output kind.
-pub fn signature(info: &TaskInfo) -> String {
-    let inputs: Vec<&str> = info.input_kinds.iter().map(|k| k.as_str()).collect();
-    format!("{} → {}", inputs.join(" | "), info.output_kind.as_str())
+/// The words of a search box: a task matches when every word appears (case-insensitive) in one of its fields.
+pub struct Words(Vec<String>);
+
+impl Words {
+    pub fn of(query: &str) -> Words {
+        Words(query.split_whitespace().map(str::to_lowercase).collect())
+    }
+
+    /// True when every word appears in one of `fields`.
+    pub fn all_in(&self, fields: &[&str]) -> bool {
+        let haystack = fields.join(" ").to_lowercase();
+        self.0.iter().all(|w| haystack.contains(w))
+    }
 }
 
 /// The tasks of `family` matching `query` (case-insensitive, every word must appear in the name, key or
 /// description), those fitting `input`/`output` first, then by `task_id`.
 pub fn choices(registry: &Registry, family: Family, query: &str, input: Option<Kind>, output: Option<Kind>) -> Vec<TaskChoice> {
-    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let words = Words::of(query);
     let mut out: Vec<TaskChoice> = registry
         .family(family)
         .iter()
         .map(|t| t.info())
-        .filter(|info| {
-            let haystack = format!("{} {} {}", info.name, info.key, info.description).to_lowercase();
-            words.iter().all(|w| haystack.contains(w))
-        })
+        .filter(|info| words.all_in(&[&info.name, &info.key, &info.description]))
         .map(|info| TaskChoice {
             task_id: i64::from(info.task_id),
             key: info.key.clone(),
             name: info.name.clone(),
             description: info.description.clone(),
-            signature: signature(info),
+            signature: info.signature(),
             fits: input.is_none_or(|k| info.accepts(k)) && output.is_none_or(|k| info.output_kind == k),
         })
         .collect();

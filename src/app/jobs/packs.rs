@@ -50,7 +50,7 @@ pub struct PackTask {
 impl PackTask {
     /// Accepted input kinds, then the output kind: `list | scalar → scalar`.
     pub fn signature(&self) -> String {
-        format!("{} → {}", self.inputs.join(" | "), self.output)
+        crate::engine::tasks::signature(self.inputs.iter().map(String::as_str), &self.output)
     }
 }
 
@@ -109,17 +109,11 @@ impl PackSource {
     /// the last few packs it read, so the generation after a pack is listed does not try it again.
     pub fn read(&self) -> Result<Pack, String> {
         let key = self.fingerprint();
-        if let Some(pack) = READ.with(|read| read.borrow().iter().find(|(k, _)| *k == key).map(|(_, p)| p.clone())) {
+        if let Some(pack) = READ.with(|read| read.borrow().get(key)) {
             return Ok(pack);
         }
         let pack = self.read_anew()?;
-        READ.with(|read| {
-            let mut read = read.borrow_mut();
-            read.push((key, pack.clone()));
-            if read.len() > KEPT {
-                read.remove(0);
-            }
-        });
+        READ.with(|read| read.borrow_mut().keep(key, pack.clone()));
         Ok(pack)
     }
 
@@ -234,15 +228,31 @@ pub fn explicit_family(family: &str, loaded: &[PackKind]) -> String {
     items.join(",")
 }
 
-thread_local! {
-    /// Packs read, by fingerprint (a few, newest last).
-    static READ: RefCell<Vec<(u64, Pack)>> = const { RefCell::new(Vec::new()) };
-    /// Registries built from packs, by the packs' fingerprints and picture parameters (a few, newest last).
-    static BUILT: RefCell<Vec<(u64, Rc<Registry>)>> = const { RefCell::new(Vec::new()) };
+/// The last few values made, by key (newest last): a worker reads a pack (types and tries it) once, not once
+/// per request.
+struct Kept<T>(Vec<(u64, T)>);
+
+impl<T: Clone> Kept<T> {
+    const MOST: usize = 4;
+
+    fn get(&self, key: u64) -> Option<T> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
+    }
+
+    fn keep(&mut self, key: u64, value: T) {
+        self.0.push((key, value));
+        if self.0.len() > Self::MOST {
+            self.0.remove(0);
+        }
+    }
 }
 
-/// Registries a worker keeps: a pack is read (typed and tried) once per worker, not once per request.
-const KEPT: usize = 4;
+thread_local! {
+    /// Packs read, by fingerprint.
+    static READ: RefCell<Kept<Pack>> = const { RefCell::new(Kept(Vec::new())) };
+    /// Registries built from packs, by the packs' fingerprints and picture parameters.
+    static BUILT: RefCell<Kept<Rc<Registry>>> = const { RefCell::new(Kept(Vec::new())) };
+}
 
 /// The registry a generation request draws from when it brings packs or names a source (`python.ours`,
 /// `gsm.symbolic`): ours (with the graph's picture parameters) and the packs', narrowed to the form's family
@@ -258,7 +268,7 @@ pub fn registry_for_request(packs: &[PackSource], form: &GenerateForm, graph: Op
     }
     image.hash(&mut hasher);
     let key = hasher.finish();
-    let everything = match BUILT.with(|built| built.borrow().iter().find(|(k, _)| *k == key).map(|(_, r)| r.clone())) {
+    let everything = match BUILT.with(|built| built.borrow().get(key)) {
         Some(registry) => registry,
         None => {
             let mut registry = builtin_with(image);
@@ -267,13 +277,7 @@ pub fn registry_for_request(packs: &[PackSource], form: &GenerateForm, graph: Op
                 registry.add_pack(&pack).map_err(|e| format!("pack {}: {e} (bring one pack of each kind)", source.origin))?;
             }
             let registry = Rc::new(registry);
-            BUILT.with(|built| {
-                let mut built = built.borrow_mut();
-                built.push((key, registry.clone()));
-                if built.len() > KEPT {
-                    built.remove(0);
-                }
-            });
+            BUILT.with(|built| built.borrow_mut().keep(key, registry.clone()));
             registry
         }
     };

@@ -93,6 +93,17 @@ impl TaskInfo {
     pub fn accepts(&self, kind: Kind) -> bool {
         self.input_kinds.contains(&kind)
     }
+
+    /// Accepted input kinds, then the output kind: `list | scalar → scalar`.
+    pub fn signature(&self) -> String {
+        signature(self.input_kinds.iter().map(|k| k.as_str()), self.output_kind.as_str())
+    }
+}
+
+/// A task's accepted input kinds, then its output kind, as the designer and the pack listings show them:
+/// `list | scalar → scalar`.
+pub fn signature<'a>(inputs: impl IntoIterator<Item = &'a str>, output: &str) -> String {
+    format!("{} → {output}", inputs.into_iter().collect::<Vec<_>>().join(" | "))
 }
 
 /// Where a task sits in a prompt and what it receives.

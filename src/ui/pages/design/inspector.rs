@@ -214,7 +214,7 @@ fn task_view(id: NodeId, task: TaskNode) -> impl IntoView {
         }
         let family = family?;
         let id = u32::try_from(pinned?).ok()?;
-        with_registry(|r| r.by_task_id(family, id).map(|t| (t.info().name.clone(), crate::app::design::catalog::signature(t.info()))))
+        with_registry(|r| r.by_task_id(family, id).map(|t| (t.info().name.clone(), t.info().signature())))
     };
     let kinds = ["", "scalar", "list"];
     let kind_options = move |selected: String| kinds.iter().map(move |k| view! { <option value=*k selected=selected == *k>{if k.is_empty() { "any" } else { k }}</option> }).collect_view();

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::design::catalog::Words;
 use crate::app::design::gesture::PaletteItem;
 use crate::app::jobs::packs::PackTask;
 use crate::ui::common::PackPanel;
@@ -78,13 +79,10 @@ fn PackTasks() -> impl IntoView {
     let design = state.design;
     let query = RwSignal::new(String::new());
     let groups = move || {
-        let words: Vec<String> = query.get().split_whitespace().map(str::to_lowercase).collect();
+        let words = Words::of(&query.get());
         state.packs.loaded.get().into_iter().map(|pack| {
             let family = pack.summary.family().map(|f| f.to_string()).unwrap_or_default();
-            let tasks: Vec<PackTask> = pack.summary.tasks.iter().filter(|t| {
-                let haystack = format!("{} {} {}", t.name, t.key, t.signature()).to_lowercase();
-                words.iter().all(|w| haystack.contains(w))
-            }).cloned().collect();
+            let tasks: Vec<PackTask> = pack.summary.tasks.iter().filter(|t| words.all_in(&[&t.name, &t.key, &t.signature()])).cloned().collect();
             let shown = tasks.len();
             let entries = tasks.into_iter().map(|t| pack_entry(design, family.clone(), t)).collect_view();
             view! {
