@@ -22,7 +22,9 @@ pub enum Value {
 }
 
 /// The kind of a value, the only type information ports carry (`scalar` < `list` is not the sort order: see `Kind::sort_key`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Serialised as its name, `scalar` or `list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     Scalar,
     List,

@@ -17,10 +17,9 @@ use serde::{Deserialize, Serialize};
 use crate::engine::generate::form::GenerateForm;
 use crate::engine::graph;
 use crate::engine::tasks::image::ImageParams;
-use crate::engine::tasks::pack::{Pack, PackError, PackKind};
+use crate::engine::tasks::pack::{Pack, PackEntry, PackError, PackKind, Refusal};
 use crate::engine::tasks::registry::{builtin_with, FamilyChoice, Registry};
 use crate::engine::tasks::{Family, TaskInfo};
-use crate::engine::value::Kind;
 
 /// A pack as the user brought it: its kind and files.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -33,34 +32,6 @@ pub struct PackSource {
     pub files: Vec<(String, String)>,
 }
 
-/// One usable task of a pack, as the page lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PackTask {
-    pub key: String,
-    pub name: String,
-    pub task_id: u32,
-    /// Input kinds (`list`, `scalar`) in preference order.
-    pub inputs: Vec<String>,
-    pub output: String,
-    /// Where it is in the pack (`line 12`, `0042.json`).
-    pub location: String,
-    pub notes: Vec<String>,
-}
-
-impl PackTask {
-    /// Accepted input kinds, then the output kind: `list | scalar → scalar`.
-    pub fn signature(&self) -> String {
-        crate::engine::tasks::signature(self.inputs.iter().map(String::as_str), &self.output)
-    }
-}
-
-/// An entry of a pack that cannot be used, with why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PackRefused {
-    pub name: String,
-    pub location: String,
-    pub reason: String,
-}
 
 /// What reading a pack found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,8 +39,8 @@ pub struct PackSummary {
     /// `python.ref` or `gsm.symbolic`.
     pub kind: String,
     pub origin: String,
-    pub tasks: Vec<PackTask>,
-    pub refused: Vec<PackRefused>,
+    pub tasks: Vec<PackEntry>,
+    pub refused: Vec<Refusal>,
 }
 
 impl PackSource {
@@ -138,25 +109,7 @@ impl PackSource {
 impl PackSummary {
     /// What a read pack holds, as the page lists it.
     pub fn of(pack: &Pack) -> PackSummary {
-        let kinds = |kinds: &[Kind]| kinds.iter().map(|k| k.as_str().to_string()).collect();
-        PackSummary {
-            kind: pack.kind.prefix(),
-            origin: pack.origin.clone(),
-            tasks: pack
-                .entries
-                .iter()
-                .map(|e| PackTask {
-                    key: e.key.clone(),
-                    name: e.name.clone(),
-                    task_id: e.task_id,
-                    inputs: kinds(&e.input_kinds),
-                    output: e.output_kind.as_str().to_string(),
-                    location: e.location.clone(),
-                    notes: e.notes.clone(),
-                })
-                .collect(),
-            refused: pack.refused.iter().map(|r| PackRefused { name: r.name.clone(), location: r.location.clone(), reason: r.reason.clone() }).collect(),
-        }
+        PackSummary { kind: pack.kind.prefix(), origin: pack.origin.clone(), tasks: pack.entries.clone(), refused: pack.refused.clone() }
     }
 
     /// How many tasks have each signature, most common first (`46 list → scalar, 15 list → list`).
@@ -187,15 +140,13 @@ pub fn described_with(described: &Registry, packs: &[PackSummary]) -> Registry {
     for summary in packs {
         let Some(kind) = PackKind::parse(&summary.kind) else { continue };
         for task in &summary.tasks {
-            let kinds: Vec<Kind> = task.inputs.iter().filter_map(|k| Kind::parse(k)).collect();
-            let Some(output) = Kind::parse(&task.output) else { continue };
             let info = TaskInfo {
                 key: task.key.clone(),
                 family: kind.family(),
                 task_id: task.task_id,
                 name: task.name.clone(),
-                input_kinds: kinds,
-                output_kind: output,
+                input_kinds: task.input_kinds.clone(),
+                output_kind: task.output_kind,
                 description: format!("{} ({}, {})", task.name, summary.kind, task.location),
             };
             // A key already there is the same pack read twice: the first stays.
@@ -336,7 +287,7 @@ mod tests {
         assert_eq!(keys(&page, Family::Math), keys(&base, Family::Math), "math stays ours");
         let first = &summary.tasks[0];
         let pinned = page.by_task_id(Family::Python, first.task_id).expect("pinned by task id");
-        assert_eq!((pinned.info().key.as_str(), pinned.info().output_kind.as_str()), (first.key.as_str(), first.output.as_str()));
+        assert_eq!((pinned.info().key.as_str(), pinned.info().output_kind.as_str()), (first.key.as_str(), first.output_kind.as_str()));
         let total: usize = summary.signatures().split(", ").map(|part| part.split(' ').next().unwrap().parse::<usize>().unwrap()).sum();
         assert_eq!(total, summary.tasks.len(), "{}", summary.signatures());
         assert_eq!(described_with(&base, &[]).len(), base.len());

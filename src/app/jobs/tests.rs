@@ -370,9 +370,13 @@ fn reading_a_pack_lists_what_the_engine_reads_with_kinds_and_refusals() {
         let Some(FromWorker::PackRead { summary, .. }) = messages.first() else { panic!("{messages:?}") };
         let pack = source.read().expect("the fixture reads");
         assert_eq!(summary.kind, pack.kind.prefix());
-        assert_eq!(summary.tasks.iter().map(|t| (t.key.clone(), t.task_id)).collect::<Vec<_>>(), pack.entries.iter().map(|e| (e.key.clone(), e.task_id)).collect::<Vec<_>>());
-        assert_eq!(summary.refused.len(), pack.refused.len());
-        assert!(!summary.tasks.is_empty() && summary.tasks.iter().all(|t| !t.inputs.is_empty()));
+        assert_eq!((&summary.tasks, &summary.refused), (&pack.entries, &pack.refused));
+        // It reaches the page as JSON, kinds by name.
+        let text = serde_json::to_string(&messages[0]).unwrap();
+        assert_eq!(serde_json::from_str::<FromWorker>(&text).unwrap(), messages[0]);
+        let first = &summary.tasks[0];
+        assert!(text.contains(&format!(r#""output_kind":"{}""#, first.output_kind.as_str())), "{text}");
+        assert!(!summary.tasks.is_empty() && summary.tasks.iter().all(|t| !t.input_kinds.is_empty()));
         assert!(matches!(messages.last(), Some(FromWorker::Done { .. })));
     }
     let broken = packs::PackSource::from_files(vec![("broken.txt".into(), include_str!("../../../tests/fixtures/packs/python/broken.txt").into())]).unwrap();

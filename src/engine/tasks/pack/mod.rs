@@ -71,7 +71,7 @@ impl fmt::Display for PackKind {
 }
 
 /// One usable task of a pack, as listings show it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PackEntry {
     /// The stable key (`python.ref.longestWPI`, `gsm.symbolic.0042`).
     pub key: String,
@@ -89,7 +89,7 @@ pub struct PackEntry {
 }
 
 /// An entry of a pack that cannot be used, with why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Refusal {
     /// The function name or template id.
     pub name: String,
@@ -97,6 +97,13 @@ pub struct Refusal {
     pub location: String,
     /// Why it cannot be used, in one line.
     pub reason: String,
+}
+
+impl PackEntry {
+    /// Its input kinds, then its output kind: `list | scalar → scalar`.
+    pub fn signature(&self) -> String {
+        super::signature(self.input_kinds.iter().map(|k| k.as_str()), self.output_kind.as_str())
+    }
 }
 
 impl fmt::Display for Refusal {

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::app::design::catalog::Words;
 use crate::app::design::gesture::PaletteItem;
-use crate::app::jobs::packs::PackTask;
+use crate::engine::tasks::pack::PackEntry;
 use crate::ui::common::PackPanel;
 use crate::ui::state::{AppState, DesignState};
 
@@ -49,14 +49,14 @@ fn entry_handlers(design: DesignState, item: PaletteItem) -> (impl Fn(web_sys::P
 }
 
 /// One pack task as a palette entry: its name and kinds, added pinned to it.
-fn pack_entry(design: DesignState, family: String, task: PackTask) -> impl IntoView {
+fn pack_entry(design: DesignState, family: String, task: PackEntry) -> impl IntoView {
     let signature = task.signature();
     let hint = signature.clone();
     let item = PaletteItem::Pinned {
         family: family.clone(),
         task_id: i64::from(task.task_id),
-        input: task.inputs.first().cloned().unwrap_or_else(|| "scalar".into()),
-        output: task.output.clone(),
+        input: task.input_kinds.first().map_or("scalar", |k| k.as_str()).to_string(),
+        output: task.output_kind.as_str().to_string(),
         name: task.name.clone(),
     };
     let (start, on_keydown) = entry_handlers(design, item);
@@ -82,7 +82,7 @@ fn PackTasks() -> impl IntoView {
         let words = Words::of(&query.get());
         state.packs.loaded.get().into_iter().map(|pack| {
             let family = pack.summary.family().map(|f| f.to_string()).unwrap_or_default();
-            let tasks: Vec<PackTask> = pack.summary.tasks.iter().filter(|t| words.all_in(&[&t.name, &t.key, &t.signature()])).cloned().collect();
+            let tasks: Vec<PackEntry> = pack.summary.tasks.iter().filter(|t| words.all_in(&[&t.name, &t.key, &t.signature()])).cloned().collect();
             let shown = tasks.len();
             let entries = tasks.into_iter().map(|t| pack_entry(design, family.clone(), t)).collect_view();
             view! {
