@@ -1,6 +1,7 @@
 //! `soon`: run a callback as a new task as soon as the browser is free, after pending input and painting. A
 //! message to a `MessageChannel` port does this without the 4 ms minimum that nested `setTimeout(0)` calls get,
-//! so work cut into many short slices (opening a large results file) loses no time between them.
+//! so work cut into many short slices (opening a large results file, the worker's generation) loses no time
+//! between them. It works in a page and in a worker alike.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -43,11 +44,26 @@ pub fn soon(callback: impl FnOnce() + 'static) {
             QUEUE.with(|q| q.borrow_mut().push_back(Box::new(callback)));
             if port.post_message(&JsValue::NULL).is_err() {
                 if let Some(callback) = QUEUE.with(|q| q.borrow_mut().pop_back()) {
-                    leptos::prelude::set_timeout(callback, std::time::Duration::ZERO);
+                    later(callback);
                 }
             }
         }
-        None => leptos::prelude::set_timeout(callback, std::time::Duration::ZERO),
+        None => later(Box::new(callback)),
+    }
+}
+
+/// Runs `callback` after a zero timeout, in a page or a worker: where no channel can be made.
+fn later(callback: Box<dyn FnOnce()>) {
+    set_timeout(Closure::once_into_js(callback).unchecked_ref());
+}
+
+/// `setTimeout(callback, 0)` on the page's window or the worker's global scope.
+pub fn set_timeout(callback: &js_sys::Function) {
+    let global = js_sys::global();
+    if let Some(window) = global.dyn_ref::<web_sys::Window>() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback, 0);
+    } else if let Some(scope) = global.dyn_ref::<web_sys::WorkerGlobalScope>() {
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(callback, 0);
     }
 }
 

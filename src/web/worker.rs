@@ -15,10 +15,11 @@ use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::app::jobs::{FromWorker, Job, JobRequest, ToWorker};
+use crate::app::jobs::{made_from_bytes, made_to_bytes, FromWorker, Job, JobRequest, ToWorker};
 use crate::app::jobs::split;
 use crate::app::store::Store;
 use crate::engine::tasks::registry::{builtin, Registry};
+use crate::web::soon::{set_timeout, soon};
 
 /// The worker's loader, beside `index.html` (Trunk's `data-loader-shim`).
 const WORKER_SCRIPT: &str = "./arbigraph-worker_loader.js";
@@ -48,8 +49,10 @@ struct Helper {
     queue: Vec<String>,
 }
 
-/// Blocks a helper works on at once: one being made, one waiting, so it never idles between messages.
-const IN_FLIGHT: usize = 2;
+/// Blocks a helper holds at once: one being made, the others waiting. This worker hands out more only between
+/// its own slices (`SLICE_MS`), so a helper holds more work than one slice lasts: two blocks of 48 (8–25 ms of
+/// work each in a release build) could run out while this worker was still in a slice.
+const IN_FLIGHT: usize = 4;
 
 impl Scheduler {
     fn new() -> Scheduler {
@@ -206,9 +209,12 @@ fn start_helpers(scheduler: &Rc<RefCell<Scheduler>>, deliver: &Rc<dyn Fn(FromWor
         };
         let (on_scheduler, on_deliver) = (scheduler.clone(), deliver.clone());
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-            let Some(message) = event.data().as_string().and_then(|text| serde_json::from_str::<FromWorker>(&text).ok()) else { return };
+            let message = read_helper_message(event.data());
             let mut out = Vec::new();
-            on_scheduler.borrow_mut().from_helper(index, message, &mut out);
+            match message {
+                Some(message) => on_scheduler.borrow_mut().from_helper(index, message, &mut out),
+                None => on_scheduler.borrow_mut().lost_helper(index),
+            }
             for message in out {
                 on_deliver(message);
             }
@@ -227,16 +233,9 @@ fn start_helpers(scheduler: &Rc<RefCell<Scheduler>>, deliver: &Rc<dyn Fn(FromWor
     scheduler.borrow_mut().lend();
 }
 
-fn set_timeout(callback: &js_sys::Function) {
-    let global = js_sys::global();
-    if let Some(window) = global.dyn_ref::<web_sys::Window>() {
-        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback, 0);
-    } else if let Some(scope) = global.dyn_ref::<web_sys::WorkerGlobalScope>() {
-        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(callback, 0);
-    }
-}
-
-/// Runs slices until no job is left, one per macrotask, handing every message to `deliver`.
+/// Runs slices until no job is left, one per task, handing every message to `deliver`. A task posted to a
+/// channel (`soon`) rather than a zero timeout: a worker's chained timeouts wait at least 4 ms each, which cost
+/// a 25 ms slice a seventh of its time.
 fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
     {
         let mut s = scheduler.borrow_mut();
@@ -245,7 +244,7 @@ fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
         }
         s.scheduled = true;
     }
-    let callback = Closure::once_into_js(move || {
+    soon(move || {
         let mut out = Vec::new();
         {
             let mut s = scheduler.borrow_mut();
@@ -257,7 +256,16 @@ fn pump(scheduler: Rc<RefCell<Scheduler>>, deliver: Rc<dyn Fn(FromWorker)>) {
         }
         pump(scheduler, deliver);
     });
-    set_timeout(callback.unchecked_ref());
+}
+
+/// Reads a message from a helper: JSON text, or a block of samples as bytes (`made_from_bytes`). `None` for
+/// a message that cannot be read: the helper is then dropped as if it had crashed, and its blocks are made
+/// here or by the others.
+fn read_helper_message(data: JsValue) -> Option<FromWorker> {
+    match data.dyn_ref::<js_sys::ArrayBuffer>() {
+        Some(buffer) => made_from_bytes(&js_sys::Uint8Array::new(buffer).to_vec()).ok(),
+        None => data.as_string().and_then(|text| serde_json::from_str::<FromWorker>(&text).ok()),
+    }
 }
 
 /// Reads a message from the page: JSON text, or `[JSON text, Blob]` when a file travels with an `OpenFile`.
@@ -289,7 +297,11 @@ pub fn serve() {
     let deliver: Rc<dyn Fn(FromWorker)> = {
         let scope = scope.clone();
         Rc::new(move |message: FromWorker| {
-            if let Ok(text) = serde_json::to_string(&message) {
+            if let FromWorker::Made { id, first, samples } = &message {
+                // A helper's samples go as bytes in a buffer handed over, not copied (`made_to_bytes`).
+                let buffer = js_sys::Uint8Array::from(&made_to_bytes(*id, *first, samples)[..]).buffer();
+                let _ = scope.post_message_with_transfer(&buffer, &js_sys::Array::of1(&buffer));
+            } else if let Ok(text) = serde_json::to_string(&message) {
                 let _ = scope.post_message(&JsValue::from_str(&text));
             }
         })

@@ -37,7 +37,7 @@ use open::Opening;
 use split::Merge;
 
 pub use generate::{roles_of, stored_of};
-pub use protocol::{FromWorker, JobRequest, ToWorker};
+pub use protocol::{made_from_bytes, made_to_bytes, FromWorker, JobRequest, ToWorker};
 
 enum Work {
     Generate { dataset: String, cursor: Cursor, form: GenerateForm, graph: Option<String>, packs: Vec<packs::PackSource>, split: Option<Split> },

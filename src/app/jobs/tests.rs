@@ -458,3 +458,27 @@ fn a_generated_sample_is_stored_as_its_file_record_would_be() {
     }
     assert!(compared > 60, "{compared}");
 }
+
+#[test]
+fn a_helpers_samples_travel_as_bytes_and_come_back_whole() {
+    let registry = builtin();
+    let form = GenerateForm { topology: "paper".into(), family: "all".into(), samples_per_target: 1, seed: 2, ..GenerateForm::default() };
+    let request = JobRequest::GenerateRange { form, graph: None, first: 40, end: 88, packs: vec![] };
+    let mut helper = Job::new(5, request, &registry, &mut Store::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let made = run(&mut helper, &registry, &mut Store::default()).into_iter().find(|m| matches!(m, FromWorker::Made { .. })).expect("a block");
+    let FromWorker::Made { id, first, samples } = &made else { unreachable!() };
+    assert_eq!((*id, *first, samples.len()), (5, 40, 48));
+    let bytes = made_to_bytes(*id, *first, samples);
+    assert_eq!(made_from_bytes(&bytes), Ok(made.clone()));
+    // Non-ASCII text, a missing roles list and an empty block survive too.
+    let mut odd = samples[0].clone();
+    odd.prompt = "Köln → 東京 \"quoted\"\n".into();
+    odd.roles = None;
+    assert_eq!(made_from_bytes(&made_to_bytes(1, 2, std::slice::from_ref(&odd))), Ok(FromWorker::Made { id: 1, first: 2, samples: vec![odd] }));
+    assert_eq!(made_from_bytes(&made_to_bytes(3, 0, &[])), Ok(FromWorker::Made { id: 3, first: 0, samples: vec![] }));
+    // Bytes cut anywhere, or not a block at all, are refused with a message, never read as fewer samples.
+    for cut in [0, 3, 10, 23, bytes.len() / 2, bytes.len() - 1] {
+        assert!(made_from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+    }
+    assert_eq!(made_from_bytes(b"{\"made\": 1}"), Err("not a block of samples".to_string()));
+}
