@@ -1,9 +1,10 @@
 //! Long work the app does away from the page's main thread: generating datasets, exporting them as files,
 //! reading opened files and fetched shards, querying and showing the samples held, drawing graphs. A `Job`
-//! is plain Rust advanced one slice at a time (`step`), so the same code runs in the Web Worker (`web::worker`,
-//! between messages) and, where workers are unavailable, on the main thread between frames. The samples live
+//! is plain Rust advanced one slice at a time (`step`): the Web Worker runs it between messages (`web::worker`;
+//! the page never runs jobs itself), and native tests run it whole. The samples live
 //! in the runner's `Store`; the page receives small `Row`s and asks for a `Detail` when it shows one.
-//! Messages are serde JSON: the worker protocol of ARCHITECTURE.md's serialization invariant.
+//! Messages are serde JSON (a helper's samples, bytes): the worker protocol of ARCHITECTURE.md's serialization
+//! invariant.
 //!
 //! - `protocol`: the messages between the page and the worker;
 //! - `generate`: generation, export and the demo site, one slice at a time, and a split run's blocks;

@@ -1,5 +1,6 @@
 //! The worker protocol: what the page asks (`ToWorker`, carrying a `JobRequest`) and what comes back
-//! (`FromWorker`). Messages are serde JSON: the worker protocol of ARCHITECTURE.md's serialization invariant.
+//! (`FromWorker`). Messages are serde JSON, but for a helper's samples, which travel as bytes
+//! (`made_to_bytes`): the worker protocol of ARCHITECTURE.md's serialization invariant.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
