@@ -32,7 +32,6 @@ pub struct PackSource {
     pub files: Vec<(String, String)>,
 }
 
-
 /// What reading a pack found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PackSummary {
