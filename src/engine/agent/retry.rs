@@ -184,9 +184,10 @@ fn http_date_unix_ms(text: &str) -> Option<u64> {
 }
 
 /// Seconds since the epoch of a civil date and time (proleptic Gregorian, after Howard Hinnant's
-/// `days_from_civil`); `None` for fields out of range or a time before 1970.
+/// `days_from_civil`); `None` for fields out of range or a time before 1970. Years end at 9999, as the
+/// four-digit years of RFC 3339 and HTTP dates do: a reply's year in the quadrillions overflowed the sum.
 fn unix_seconds(year: i64, month: i64, day: i64, h: i64, m: i64, s: i64) -> Option<u64> {
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&h) || !(0..60).contains(&m) || !(0..61).contains(&s) {
+    if !(1970..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&h) || !(0..60).contains(&m) || !(0..61).contains(&s) {
         return None;
     }
     let y = if month <= 2 { year - 1 } else { year };
@@ -294,5 +295,11 @@ mod tests {
         );
         assert_eq!(wait(&[]), None);
         assert_eq!(wait(&[("retry-after", "soon")]), None);
+        // A year past four digits (the fuzzer's find) is no date, not an overflow.
+        let far = [("anthropic-ratelimit-tokens-remaining", "0"), ("anthropic-ratelimit-tokens-reset", "2055555555555555526-02-03T18:40:03Z")];
+        assert_eq!(wait(&far), None);
+        assert_eq!(rfc3339_unix_ms("9999-12-31T23:59:59.999Z"), Some(253_402_300_799_999));
+        assert_eq!(rfc3339_unix_ms("1969-12-31T23:59:59Z"), None);
+        assert_eq!(http_date_unix_ms("Sun, 06 Nov 99999999999999 08:49:37 GMT"), None);
     }
 }
