@@ -96,14 +96,15 @@ impl TaskInfo {
 
     /// Accepted input kinds, then the output kind: `list | scalar → scalar`.
     pub fn signature(&self) -> String {
-        signature(self.input_kinds.iter().map(|k| k.as_str()), self.output_kind.as_str())
+        signature(&self.input_kinds, self.output_kind)
     }
 }
 
 /// A task's accepted input kinds, then its output kind, as the designer and the pack listings show them:
 /// `list | scalar → scalar`.
-pub fn signature<'a>(inputs: impl IntoIterator<Item = &'a str>, output: &str) -> String {
-    format!("{} → {output}", inputs.into_iter().collect::<Vec<_>>().join(" | "))
+pub fn signature(inputs: &[Kind], output: Kind) -> String {
+    let inputs: Vec<&str> = inputs.iter().map(|k| k.as_str()).collect();
+    format!("{} → {output}", inputs.join(" | "))
 }
 
 /// Where a task sits in a prompt and what it receives.

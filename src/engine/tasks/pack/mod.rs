@@ -102,7 +102,7 @@ pub struct Refusal {
 impl PackEntry {
     /// Its input kinds, then its output kind: `list | scalar → scalar`.
     pub fn signature(&self) -> String {
-        super::signature(self.input_kinds.iter().map(|k| k.as_str()), self.output_kind.as_str())
+        super::signature(&self.input_kinds, self.output_kind)
     }
 }
 
