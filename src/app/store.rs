@@ -35,7 +35,8 @@ impl Stored {
     /// its prompt and the prompt's length in characters (0 for content parts): a row is read from a generated
     /// record without copying its prompt.
     pub fn with_row(mut record: Json, roles: Option<Vec<(String, u32)>>, row: impl FnOnce(&Json, usize) -> Row) -> Stored {
-        let prompt = match record.as_object_mut().and_then(|o| o.remove("prompt")) {
+        // `shift_remove` keeps the other members in the record's order.
+        let prompt = match record.as_object_mut().and_then(|o| o.shift_remove("prompt")) {
             Some(Json::String(p)) => {
                 let row = row(&record, p.chars().count());
                 return Stored { row, prompt: p, record: record.to_string(), roles };

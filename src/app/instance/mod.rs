@@ -13,6 +13,8 @@ use crate::engine::render::shorten;
 use drawing::Drawing;
 use crate::engine::dataset::shape::family_in;
 use crate::engine::dataset::SampleRecord;
+use crate::engine::dataset::record::Topology;
+use crate::engine::generate::{Sample, SampleShape};
 use crate::engine::value::Value;
 
 /// One stage's ground truth.
@@ -162,6 +164,29 @@ pub fn pictures_in(record: &SampleRecord) -> Vec<PictureView> {
 /// Python's printing of a stored value (its JSON text when it is not a dataset value).
 pub fn repr(json: &Json) -> String {
     Value::from_json(json).map(|v| v.repr()).unwrap_or_else(|_| json.to_string())
+}
+
+/// The list row of a generated sample, as `row_of` reads it from the sample's record (a test holds the two
+/// equal), without building the record: a stored sample's record is written straight to text.
+pub fn row_of_sample(index: usize, sample: &Sample, prompt_chars: usize, run: usize) -> Row {
+    let topology = match sample.shape {
+        SampleShape::Baseline => Topology::Baseline,
+        SampleShape::Forgetting => Topology::Forgetting,
+        SampleShape::Chain => Topology::Chain,
+        SampleShape::Multichain { .. } => Topology::Multichain,
+        SampleShape::Custom { .. } => Topology::Custom,
+    };
+    Row {
+        index,
+        topology: topology.as_str().to_string(),
+        family: sample.target.family.as_str().to_string(),
+        target: sample.target.name.clone(),
+        stages: sample.stages.iter().map(|s| s.number).max().unwrap_or(0).max(sample.stages.len()).max(1),
+        sample_idx: Some(sample.sample_idx),
+        answer: shorten(&sample.ground_truth.repr(), ROW_ANSWER_CHARS),
+        prompt_chars,
+        origin: Some((run, sample.target_index)),
+    }
 }
 
 /// The list row of `record`, at position `index` of a file whose summary `mode` is `mode`.

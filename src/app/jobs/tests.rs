@@ -434,8 +434,9 @@ fn a_helpers_block_is_made_in_one_slice_not_ramped_up_again_for_every_block() {
 
 #[test]
 fn a_generated_sample_is_stored_as_its_file_record_would_be() {
-    // `stored_of` builds one record, not a one-sample file, and reads its row without copying the prompt: what it
-    // stores must equal the row and record read from the file a download writes.
+    // `stored_of` writes the record straight to compact text and reads the row from the sample, building no tree:
+    // what it stores must equal, byte for byte, the record a download writes (its prompt taken out) and the row
+    // read from that record.
     let registry = builtin();
     let paper = GenerateForm { topology: "paper".into(), family: "all".into(), samples_per_target: 1, seed: 5, ..GenerateForm::default() };
     let mut configs = configs_of(&paper, None, &registry).unwrap();

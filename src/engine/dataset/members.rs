@@ -1,10 +1,12 @@
-//! The members of a dataset object, described once and handed to one of two sinks: a serde_json tree (`to_json`)
-//! or the reference's pretty text, written as it goes (`write_json`). Both writers walk the same description, so
-//! the streamed file cannot drift from the tree's: only how a member is stored differs.
+//! The members of a dataset object, described once and handed to one of three sinks: a serde_json tree
+//! (`to_json`), the reference's pretty text written as it goes (`write_json`), or compact text (a sample the
+//! browser stores). All walk the same description, so no writer can drift from the tree: only how a member is
+//! stored differs.
 
 use serde_json::{Map, Value as Json};
 
 use super::pretty::PrettyWriter;
+use crate::engine::graph::{write_json_escaped, write_json_string};
 use crate::engine::generate::GenerateError;
 
 /// Takes one item of a list, or refuses it with the writer's error.
@@ -72,6 +74,115 @@ impl Members for Tree {
 
     fn strings(&mut self, key: &str, fill: &mut dyn FnMut(&mut Pieces<'_>) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
         self.list(key, &mut |push| fill(&mut |item| push(Json::String(item.into()))))
+    }
+}
+
+/// Members written as compact JSON text, byte for byte what `serde_json` writes for the tree `Tree` would build
+/// (a stored sample's record): no tree is built, and one top-level string member (`aside`, the prompt) is kept
+/// apart instead of written.
+pub(crate) struct Compact {
+    text: String,
+    /// Whether the open object or list has no member yet.
+    first: bool,
+    /// Depth of the open object: 0 is the record itself.
+    depth: usize,
+    aside_key: &'static str,
+    aside: String,
+}
+
+impl Compact {
+    /// An open record whose top-level text member `aside_key` is kept apart.
+    pub(crate) fn without(aside_key: &'static str) -> Compact {
+        Compact { text: String::from("{"), first: true, depth: 0, aside_key, aside: String::new() }
+    }
+
+    /// The record's text, closed, and the member kept apart (empty when there was none).
+    pub(crate) fn finish(mut self) -> (String, String) {
+        self.text.push('}');
+        (self.text, self.aside)
+    }
+
+    fn key(&mut self, key: &str) {
+        if !std::mem::replace(&mut self.first, false) {
+            self.text.push(',');
+        }
+        write_json_string(&mut self.text, key).expect("a string takes every piece");
+        self.text.push(':');
+    }
+
+    fn json(&mut self, value: &Json) {
+        use std::fmt::Write;
+        write!(self.text, "{value}").expect("a string takes every piece");
+    }
+}
+
+impl Members for Compact {
+    fn value(&mut self, key: &str, value: Json) -> Result<(), GenerateError> {
+        self.key(key);
+        self.json(&value);
+        Ok(())
+    }
+
+    fn text(&mut self, key: &str, write: &mut dyn FnMut(&mut Pieces<'_>) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        if self.depth == 0 && key == self.aside_key {
+            let mut aside = std::mem::take(&mut self.aside);
+            write(&mut |piece| {
+                aside.push_str(piece);
+                Ok(())
+            })?;
+            self.aside = aside;
+            return Ok(());
+        }
+        self.key(key);
+        self.text.push('"');
+        write(&mut |piece| {
+            write_json_escaped(&mut self.text, piece).expect("a string takes every piece");
+            Ok(())
+        })?;
+        self.text.push('"');
+        Ok(())
+    }
+
+    fn object(&mut self, key: &str, fill: &mut dyn FnMut(&mut dyn Members) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        self.key(key);
+        self.text.push('{');
+        self.first = true;
+        self.depth += 1;
+        fill(self)?;
+        self.depth -= 1;
+        self.first = false;
+        self.text.push('}');
+        Ok(())
+    }
+
+    fn list(&mut self, key: &str, fill: &mut dyn FnMut(&mut Take<'_, Json>) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        self.key(key);
+        self.text.push('[');
+        let mut first = true;
+        fill(&mut |item| {
+            if !std::mem::replace(&mut first, false) {
+                self.text.push(',');
+            }
+            self.json(&item);
+            Ok(())
+        })?;
+        self.text.push(']');
+        Ok(())
+    }
+
+    fn strings(&mut self, key: &str, fill: &mut dyn FnMut(&mut Pieces<'_>) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
+        self.key(key);
+        self.text.push('[');
+        let mut first = true;
+        fill(&mut |item| {
+            if !std::mem::replace(&mut first, false) {
+                self.text.push(',');
+            }
+            write_json_string(&mut self.text, item).expect("a string takes every piece");
+            Ok(())
+        })?;
+        self.text.push(']');
+        Ok(())
     }
 }
 

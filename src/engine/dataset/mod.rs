@@ -35,7 +35,7 @@ pub use slots::SlotFile;
 
 use serde_json::{json, Map, Value as Json};
 
-use members::{Members, Take, Tree};
+use members::{Compact, Members, Take, Tree};
 
 use crate::engine::generate::{BranchBlock, GenerateConfig, GenerateError, Sample, SampleShape, SampleView, Stage, Topology};
 use crate::engine::tasks::image::draw::RenderError;
@@ -99,6 +99,15 @@ pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Js
 /// One sample's record, as `to_json` lists it under `samples`, without the summary of a whole file around it.
 pub fn sample_to_json(config: &GenerateConfig, sample: &Sample, images: &ImageStorage) -> Json {
     Tree::of(|tree| sample_members(config, sample, images, tree)).expect("a held sample is built into a tree without fail")
+}
+
+/// One sample's record as compact JSON text without its prompt, and the prompt: what `sample_to_json` gives,
+/// serialized with its prompt taken out, but written straight to text without building the tree (the browser
+/// stores every sample it generates this way).
+pub fn sample_record_text(config: &GenerateConfig, sample: &Sample, images: &ImageStorage) -> (String, String) {
+    let mut compact = Compact::without("prompt");
+    sample_members(config, sample, images, &mut compact).expect("a held sample is written to text without fail");
+    compact.finish()
 }
 
 /// What the summary says about the samples: read from them when they are held (`of_samples`), known from the
