@@ -22,5 +22,6 @@ pub mod render;
 pub mod results;
 pub mod run;
 pub mod rng;
+pub mod sort;
 pub mod tasks;
 pub mod value;

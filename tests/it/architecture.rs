@@ -21,25 +21,29 @@ const LAYOUT_CRATES: [&str; 2] = ["layout", "rust_sugiyama"];
 const ENGINE_LAYERS: &[(&str, &[&str])] = &[
     ("value", &[]),
     ("rng", &[]),
+    ("sort", &[]),
     ("prompt", &[]),
     ("literal", &[]),
     ("adapter", &["prompt", "rng", "value"]),
     ("filter", &["value"]),
     ("python", &["value"]),
     ("calculator", &["literal", "value"]),
-    ("tasks", &["adapter", "filter", "prompt", "python", "rng", "value"]),
-    ("graph", &["rng", "tasks", "value"]),
+    ("tasks", &["adapter", "filter", "prompt", "python", "rng", "sort", "value"]),
+    ("graph", &["rng", "sort", "tasks", "value"]),
     ("generate", &["adapter", "filter", "graph", "prompt", "rng", "tasks", "value"]),
     ("dataset", &["adapter", "generate", "graph", "prompt", "tasks", "value"]),
-    ("render", &["graph", "tasks", "value"]),
+    ("render", &["graph", "sort", "tasks", "value"]),
     // Grading knows nothing about the agent that produced the answers, nor about files: from `dataset` it reads
     // only the typed sample record (`dataset::record`).
-    ("grade", &["calculator", "dataset", "literal", "value"]),
-    ("agent", &["calculator", "dataset", "grade", "literal", "value"]),
-    ("results", &["agent", "dataset", "grade", "literal", "value"]),
+    ("grade", &["calculator", "dataset", "literal", "sort", "value"]),
+    ("agent", &["calculator", "dataset", "grade", "literal", "sort", "value"]),
+    ("results", &["agent", "dataset", "grade", "literal", "sort", "value"]),
     // A run knows the agent's replies and the results file, never how the samples are sent or stored.
     ("run", &["agent", "results"]),
 ];
+
+/// The standard library's sorts, which the page's code calls through `engine::sort` instead.
+const SLICE_SORTS: [&str; 4] = [".sort()", ".sort_by(", ".sort_by_key(", ".sort_unstable"];
 
 /// The app's pages: `src/ui/pages/<page>.rs` and `src/ui/pages/<page>/`. A page may import shared parts
 /// (`ui::common`, `ui::state`, `app`, …) but never another page.
@@ -385,6 +389,10 @@ fn check_source(relative: &str, text: &str) -> Vec<Violation> {
         if !in_render && LAYOUT_CRATES.iter().any(|k| names_crate(k)) {
             push(i + 1, "only engine/render lays graphs out (layout crates)".into());
         }
+        let page_code = (relative.starts_with("src/ui/") || relative.starts_with("src/app/")) && !relative.starts_with("src/app/jobs/");
+        if page_code && !in_tests && SLICE_SORTS.iter().any(|s| code.contains(s)) {
+            push(i + 1, "the page sorts through `engine::sort` (each `slice::sort` call site links its own copy of the sort)".into());
+        }
         if place == Place::Web && path_uses(code, "crate::ui") {
             push(i + 1, "web adapters must not reach into ui".into());
         }
@@ -721,6 +729,18 @@ fn checker_flags_io_missing_docs_and_skipped_tests() {
     let skipped = check_source("tests/t.rs", "//! Tests.\n#[test]\n#[ignore]\nfn t() {}\n");
     assert_eq!(skipped.len(), 1);
     assert_eq!(skipped[0].line, 3);
+}
+
+#[test]
+fn checker_flags_a_slice_sort_in_page_code_but_not_in_jobs_or_tests() {
+    let text = "//! Rows.\nfn f(v: &mut Vec<u32>) {\n    v.sort_by_key(|x| *x);\n    crate::engine::sort::by_key(v, |x| *x);\n}\n#[cfg(test)]\nmod tests {\n    fn g(v: &mut Vec<u32>) { v.sort(); }\n}\n";
+    let checked = check_source("src/app/browse/rows.rs", text);
+    let found = rules(&checked);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 3);
+    assert!(found[0].1.contains("engine::sort"));
+    assert!(check_source("src/ui/common/list.rs", "//! List.\nfn f(v: &mut [u8]) { v.sort_unstable(); }\n").len() == 1);
+    assert!(check_source("src/app/jobs/split.rs", text).is_empty());
 }
 
 #[test]

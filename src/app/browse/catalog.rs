@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use crate::engine::sort;
 
 /// One sample as the list shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -100,11 +101,11 @@ impl Query {
 pub fn select<'a>(items: impl Iterator<Item = (&'a Row, &'a str)>, query: &Query) -> Vec<usize> {
     let mut kept: Vec<&Row> = items.filter(|(row, prompt)| query.matches(row, prompt)).map(|(row, _)| row).collect();
     match query.sort {
-        SortKey::Index => kept.sort_by_key(|r| r.index),
-        SortKey::Target => kept.sort_by(|a, b| a.target.cmp(&b.target).then(a.index.cmp(&b.index))),
-        SortKey::Stages => kept.sort_by(|a, b| a.stages.cmp(&b.stages).then(a.index.cmp(&b.index))),
-        SortKey::PromptLength => kept.sort_by(|a, b| a.prompt_chars.cmp(&b.prompt_chars).then(a.index.cmp(&b.index))),
-        SortKey::Answer => kept.sort_by(|a, b| a.answer.cmp(&b.answer).then(a.index.cmp(&b.index))),
+        SortKey::Index => sort::by_key(&mut kept, |r| r.index),
+        SortKey::Target => sort::by(&mut kept, |a, b| a.target.cmp(&b.target).then(a.index.cmp(&b.index))),
+        SortKey::Stages => sort::by(&mut kept, |a, b| a.stages.cmp(&b.stages).then(a.index.cmp(&b.index))),
+        SortKey::PromptLength => sort::by(&mut kept, |a, b| a.prompt_chars.cmp(&b.prompt_chars).then(a.index.cmp(&b.index))),
+        SortKey::Answer => sort::by(&mut kept, |a, b| a.answer.cmp(&b.answer).then(a.index.cmp(&b.index))),
     }
     if query.descending {
         kept.reverse();

@@ -7,6 +7,7 @@ use crate::engine::graph::GraphFunctions;
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::Family;
 use crate::engine::value::Kind;
+use crate::engine::sort;
 
 /// One task the inspector offers for pinning.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,7 +56,7 @@ pub fn choices(registry: &Registry, family: Family, query: &str, input: Option<K
             fits: input.is_none_or(|k| info.accepts(k)) && output.is_none_or(|k| info.output_kind == k),
         })
         .collect();
-    out.sort_by_key(|c| (!c.fits, c.task_id));
+    sort::by_key(&mut out, |c| (!c.fits, c.task_id));
     out
 }
 
@@ -90,7 +91,7 @@ pub fn function_choices(functions: &GraphFunctions, query: &str, input: Option<K
             })
         })
         .collect();
-    out.sort_by_key(|c| !c.fits);
+    sort::by_key(&mut out, |c| !c.fits);
     out
 }
 

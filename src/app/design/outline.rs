@@ -10,6 +10,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use crate::engine::graph::{GraphIssue, NodeKind, TaskGraph};
+use crate::engine::sort;
 
 /// One node of the outline.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -114,7 +115,7 @@ pub fn outline(graph: &TaskGraph, issues: &[GraphIssue]) -> (Vec<OutlineItem>, V
         .map(|i| {
             let node = &nodes[i];
             let mut inputs = incoming[i].clone();
-            inputs.sort_by_key(|&(slot, edge, _)| (slot, edge));
+            sort::by_key(&mut inputs, |&(slot, edge, _)| (slot, edge));
             let is_pack = matches!(node.kind, NodeKind::Pack);
             OutlineItem {
                 id: node.id.0.clone(),

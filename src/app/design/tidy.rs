@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use super::geometry::{node_size, Point, TASK_SIZE};
 use crate::engine::graph::{GraphEdit, NodeId, TaskGraph};
 use crate::engine::render::{layout, Direction, LayoutOptions, RenderError};
+use crate::engine::sort;
 
 /// Horizontal distance between two rank columns' centres.
 pub const COLUMN_PITCH: f64 = TASK_SIZE.0 + 72.0;
@@ -24,7 +25,7 @@ pub fn arrange(graph: &TaskGraph) -> Result<Vec<(NodeId, Point)>, RenderError> {
     }
     let mut centres = vec![Point::default(); graph.nodes().len()];
     for (rank, mut column) in columns {
-        column.sort_by(|a, b| a.0.total_cmp(&b.0));
+        sort::by(&mut column, |a, b| a.0.total_cmp(&b.0));
         let mut previous: Option<(f64, f64)> = None;
         for (y, i) in column {
             let height = node_size(&graph.nodes()[i].kind).1;

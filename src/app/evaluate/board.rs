@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::engine::dataset::SampleRecord;
 use crate::engine::results::{counts_of, ResultRecord};
 use super::stored_run::RunSpec;
+use crate::engine::sort;
 
 /// One sample's row of the progress table.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,7 +131,7 @@ impl RunSummary {
 
 /// Newest runs first.
 pub fn newest_first(runs: &mut [RunSummary]) {
-    runs.sort_by(|a, b| b.started_ms.unwrap_or(0.0).total_cmp(&a.started_ms.unwrap_or(0.0)).then_with(|| b.id.cmp(&a.id)));
+    sort::by(runs, |a, b| b.started_ms.unwrap_or(0.0).total_cmp(&a.started_ms.unwrap_or(0.0)).then_with(|| b.id.cmp(&a.id)));
 }
 
 /// Longest name a run may have.

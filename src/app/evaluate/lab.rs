@@ -4,6 +4,7 @@
 //! `engine::run` after another over the same samples); the comparison is `app::results::compare`'s.
 
 use crate::engine::agent::Strategy;
+use crate::engine::sort;
 
 /// Most strategies one lab runs.
 pub const LAB_LIMIT: usize = 8;
@@ -72,7 +73,7 @@ pub fn lab_of(id: &str) -> Option<(u64, usize)> {
 pub fn lab_runs<'a>(id: &str, ids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let Some((stamp, _)) = lab_of(id) else { return Vec::new() };
     let mut runs: Vec<(usize, String)> = ids.into_iter().filter_map(|other| lab_of(other).filter(|(s, _)| *s == stamp).map(|(_, at)| (at, other.to_string()))).collect();
-    runs.sort();
+    sort::natural(&mut runs);
     runs.dedup();
     runs.into_iter().map(|(_, id)| id).collect()
 }

@@ -20,6 +20,7 @@ use crate::engine::tasks::image::ImageParams;
 use crate::engine::tasks::pack::{Pack, PackEntry, PackError, PackKind, Refusal};
 use crate::engine::tasks::registry::{builtin_with, FamilyChoice, Registry};
 use crate::engine::tasks::{Family, TaskInfo};
+use crate::engine::sort;
 
 /// A pack as the user brought it: its kind and files.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -61,7 +62,7 @@ impl PackSource {
             return Ok(PackSource { kind: PackKind::PythonRef.prefix(), origin: name.clone(), files: vec![(name, text)] });
         }
         files.retain(|(name, _)| is_json(name));
-        files.sort_by(|a, b| a.0.cmp(&b.0));
+        sort::by(&mut files, |a, b| a.0.cmp(&b.0));
         let origin = match files.as_slice() {
             [(only, _)] => only.clone(),
             [(first, _), .., (last, _)] => format!("{first} … {last} ({} templates)", files.len()),
@@ -121,7 +122,7 @@ impl PackSummary {
                 None => counts.push((signature, 1)),
             }
         }
-        counts.sort_by(|a, b| b.1.cmp(&a.1));
+        sort::by(&mut counts, |a, b| b.1.cmp(&a.1));
         counts.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
     }
 

@@ -10,6 +10,7 @@ use crate::engine::grade::metrics::Accuracy;
 use crate::engine::render::escape_svg_text as escape;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use crate::engine::sort;
 
 const WIDTH: f64 = 720.0;
 const HEIGHT: f64 = 300.0;
@@ -47,7 +48,7 @@ impl<'a> Grouped<'a> {
             }
         }
         let mut families: Vec<&str> = by_group.keys().map(|(_, f)| f.as_str()).collect();
-        families.sort_unstable();
+        sort::natural(&mut families);
         families.dedup();
         let group_w = (WIDTH - LEFT - RIGHT) / topologies.len().max(1) as f64;
         let bar_w = (group_w * 0.8 / families.len().max(1) as f64).min(48.0);
@@ -202,7 +203,7 @@ pub fn first_break_chart(first_breaks: &BTreeMap<String, usize>) -> Option<Strin
     if bars.is_empty() {
         return None;
     }
-    bars.sort_by_key(|(name, _)| (task_number(name).unwrap_or(u64::MAX), name.to_string()));
+    sort::by_key(&mut bars, |(name, _)| (task_number(name).unwrap_or(u64::MAX), name.to_string()));
     let top = nice_top(bars.iter().map(|(_, n)| *n).max().unwrap_or(1) as f64);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;

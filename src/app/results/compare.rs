@@ -12,6 +12,7 @@ use crate::engine::grade::metrics::comparison_cells;
 use crate::engine::agent::strategy::short_label;
 use crate::engine::results::{compare_many, compare_runs, grade_results_file, strategy_of, GradeOptions, GradedFile, Run};
 use crate::engine::dataset::SampleRecord;
+use crate::engine::sort;
 
 /// The comparison as the page shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,7 +112,7 @@ pub fn spend_table(runs: &[RunSpend], spend: &Spend) -> (Vec<String>, Vec<Vec<St
 /// topology (the main table says it all then).
 fn by_topology(files: &[(String, Value)], graded: &[GradedFile]) -> (Vec<String>, Vec<Vec<String>>) {
     let mut topologies: Vec<String> = graded.iter().flat_map(|g| g.samples.iter().map(|s| s.outcome.topology.clone())).collect();
-    topologies.sort();
+    sort::natural(&mut topologies);
     topologies.dedup();
     if topologies.len() < 2 {
         return (Vec::new(), Vec::new());

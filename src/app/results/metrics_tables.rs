@@ -5,6 +5,7 @@
 //! of `engine::grade::metrics::render_table`, which the CLI prints.
 
 use crate::engine::grade::metrics::{Accuracy, Metrics};
+use crate::engine::sort;
 
 /// One table of the metrics.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,7 +108,7 @@ pub fn metrics_tables(m: &Metrics) -> Vec<MetricsTable> {
     }
     if !m.nodes.is_empty() {
         let mut names: Vec<&String> = m.nodes.keys().collect();
-        names.sort_by_key(|name| node_order(name));
+        sort::by_key(&mut names, |name| node_order(name));
         tables.push(MetricsTable {
             testid: "metrics-nodes",
             caption: "Accuracy of each node's output over the samples that graded it, and how often the chain first broke there".to_string(),

@@ -17,6 +17,7 @@ use crate::engine::grade::{grade_value, SampleSpec, SpecError};
 use crate::engine::literal::{parse_literal, Literal};
 use crate::engine::value::python_float_repr;
 use serde_json::{json, Value};
+use crate::engine::sort;
 
 /// How the probe behaves beyond solving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -409,7 +410,7 @@ fn summarise(messages: &[Message], max_tokens: Option<u32>) -> ChatReply {
             }
         }
     }
-    names.sort();
+    sort::natural(&mut names);
     let progress = [log.rfind(WORKING), log.rfind(SIDE_CHECK)].into_iter().flatten().max().map(|at| log[at..].lines().next().unwrap_or("").to_string());
     let mut out = String::new();
     if let Some(line) = progress {

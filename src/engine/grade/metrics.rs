@@ -7,6 +7,7 @@
 use super::NodeStatus;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use crate::engine::sort;
 
 /// What the metrics need from one graded sample.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -315,7 +316,7 @@ pub fn render_table(m: &Metrics) -> String {
     if !m.nodes.is_empty() {
         let _ = writeln!(out, "per-node accuracy (first breaks)");
         let mut names: Vec<&String> = m.nodes.keys().collect();
-        names.sort_by_key(|n| (n.trim_start_matches("task_").trim_end_matches("_out").parse::<u64>().unwrap_or(u64::MAX), n.to_string()));
+        sort::by_key(&mut names, |n| (n.trim_start_matches("task_").trim_end_matches("_out").parse::<u64>().unwrap_or(u64::MAX), n.to_string()));
         for name in names {
             let a = &m.nodes[name];
             let _ = writeln!(out, "  {:<34} {}  ({})", name, pct(a), m.first_breaks.get(name).copied().unwrap_or(0));

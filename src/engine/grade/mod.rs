@@ -14,6 +14,7 @@ use crate::engine::dataset::record::{parse_io_name, SampleRecord, Topology};
 use crate::engine::literal::{parse_literal, Literal};
 use num_bigint::BigInt;
 use num_traits::FromPrimitive;
+use crate::engine::sort;
 
 /// Absolute tolerance for float comparisons.
 pub const FLOAT_TOLERANCE: f64 = 1e-3;
@@ -162,7 +163,7 @@ impl SampleSpec {
             Some(node) => node.truth = truth.clone(),
             None => nodes.push(NodeTruth { name: target.clone(), truth: truth.clone(), predecessors: Vec::new() }),
         }
-        nodes.sort_by_key(|n| parse_io_name(&n.name).map(|(k, _)| k).unwrap_or(u64::MAX));
+        sort::by_key(&mut nodes, |n| parse_io_name(&n.name).map(|(k, _)| k).unwrap_or(u64::MAX));
         Ok(SampleSpec { prompt, expected, target, truth, nodes })
     }
 }

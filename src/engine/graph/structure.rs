@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::NodeId;
+use crate::engine::sort;
 
 /// Neighbour lists in two allocations: node `i`'s neighbours are `items[offsets[i]..offsets[i + 1]]`.
 #[derive(Clone, Debug, Default)]
@@ -152,11 +153,11 @@ pub(super) fn cycles(succs: &Adjacency) -> Vec<Vec<usize>> {
         .filter(|c| c.len() > 1 || succs.of(c[0].index()).contains(&c[0].index()))
         .map(|c| {
             let mut c: Vec<usize> = c.into_iter().map(|n| n.index()).collect();
-            c.sort();
+            sort::natural(&mut c);
             c
         })
         .collect();
-    out.sort();
+    sort::natural(&mut out);
     out
 }
 

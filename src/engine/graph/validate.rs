@@ -9,6 +9,7 @@ use super::{GraphFunctions, NodeId, NodeKind, TaskGraph, TaskNode};
 use crate::engine::tasks::registry::Registry;
 use crate::engine::tasks::{Family, Task};
 use crate::engine::value::Kind;
+use crate::engine::sort;
 
 /// The largest graph we accept (the engine is linear in graph size; this bounds a runaway request).
 pub const MAX_NODES: usize = 2_000_000;
@@ -412,7 +413,7 @@ fn check_pack(cx: &NodeContext, i: usize, report: &mut Report) -> ResolvedKinds 
     if got.iter().any(Option::is_none) {
         report.error(id, "every input edge of a pack adapter needs a `slot`".into());
     } else {
-        got.sort();
+        sort::natural(&mut got);
         let expected: Vec<Option<i64>> = (0..got.len() as i64).map(Some).collect();
         if got != expected {
             let shown: Vec<String> = got.iter().flatten().map(|s| s.to_string()).collect();
@@ -549,7 +550,7 @@ fn order_pack_inputs(graph: &TaskGraph, mut wiring: Wiring) -> Wiring {
     for i in 0..graph.nodes.len() {
         if matches!(graph.nodes[i].kind, NodeKind::Pack) && wiring.slots(i).all(|s| s.is_some()) {
             let mut paired: Vec<(i64, usize)> = wiring.slots(i).flatten().zip(wiring.preds.of(i).iter().copied()).collect();
-            paired.sort();
+            sort::natural(&mut paired);
             let range = wiring.preds.offsets[i]..wiring.preds.offsets[i + 1];
             for (place, (_, p)) in wiring.preds.items[range].iter_mut().zip(paired) {
                 *place = p;

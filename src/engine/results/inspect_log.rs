@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::fmt;
 use std::io::{Cursor, Read};
+use crate::engine::sort;
 
 /// The task name the ArbiGraph task registers in Inspect.
 pub const INSPECT_TASK: &str = "arbigraph";
@@ -318,7 +319,7 @@ pub fn read_inspect_log(bytes: &[u8], file: &str, dataset: Option<&[Value]>) -> 
         let epoch = log.epoch.unwrap_or(1).saturating_sub(1);
         samples.push((epoch, index, with_epoch(&sample, epoch)));
     }
-    samples.sort_by_key(|(epoch, index, _)| (*epoch, *index));
+    sort::by_key(&mut samples, |(epoch, index, _)| (*epoch, *index));
     for pair in samples.windows(2) {
         if (pair[0].0, pair[0].1) == (pair[1].0, pair[1].1) {
             return Err(error("samples".into(), format!("dataset sample {} appears twice in epoch {}", pair[0].1, pair[0].0 + 1)));

@@ -12,6 +12,7 @@ use crate::engine::grade::collect::Answers;
 use crate::engine::grade::NodeStatus;
 use serde_json::{json, Map, Value};
 use serde_json::Value as Json;
+use crate::engine::sort;
 
 /// The transcript as JSON: every message with role, content and, where present, reasoning, tool calls,
 /// the answered call id, the harness's purpose for it and, for a message sent with pictures, how many
@@ -321,7 +322,7 @@ impl ResultRecord {
         let turn_outputs = match sample.get("turn_outputs") {
             Some(Json::Object(map)) => {
                 let mut turns: Vec<(usize, String)> = map.iter().filter_map(|(k, v)| Some((k.parse().ok()?, v.as_str().unwrap_or("").to_string()))).collect();
-                turns.sort_by_key(|(k, _)| *k);
+                sort::by_key(&mut turns, |(k, _)| *k);
                 Some(turns)
             }
             Some(Json::Array(list)) => Some(list.iter().enumerate().map(|(k, v)| (k, v.as_str().unwrap_or("").to_string())).collect()),

@@ -10,6 +10,7 @@ use super::summary::aggregates;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
+use crate::engine::sort;
 
 /// One shard of a run: `index` of `count` (0-based, `index < count`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,7 +236,7 @@ pub fn merge_parts(parts: &[(String, Value)]) -> Result<Value, MergeError> {
         }
     }
     if !missing.is_empty() {
-        missing_shards.sort_unstable();
+        sort::natural(&mut missing_shards);
         missing_shards.dedup();
         return Err(MergeError::Missing { samples: missing, shards: missing_shards, count: first_shard.count });
     }
@@ -248,7 +249,7 @@ pub fn merge_parts(parts: &[(String, Value)]) -> Result<Value, MergeError> {
 fn merged_summary(first: &Value, samples: &[Value], mut start_times: Vec<Value>, mut base_urls: Vec<Value>, parts: usize) -> Value {
     let mut summary: Map<String, Value> = first.get("summary").and_then(Value::as_object).cloned().unwrap_or_default();
     summary.remove("shard");
-    start_times.sort_by_key(|t| t.as_str().unwrap_or("").to_string());
+    sort::by_key(&mut start_times, |t| t.as_str().unwrap_or("").to_string());
     start_times.dedup();
     summary.insert("start_times".into(), Value::Array(start_times));
     let mut seen = Vec::new();
@@ -283,7 +284,7 @@ mod tests {
         let total = 11;
         let mut seen: Vec<usize> = (0..4).flat_map(|i| Shard { index: i, count: 4 }.select(total)).collect();
         assert_eq!(Shard { index: 1, count: 4 }.select(total), vec![1, 5, 9]);
-        seen.sort_unstable();
+        sort::natural(&mut seen);
         assert_eq!(seen, (0..total).collect::<Vec<_>>());
         assert!(Shard { index: 5, count: 6 }.select(3).is_empty(), "more shards than samples leaves some empty");
     }

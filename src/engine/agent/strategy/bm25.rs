@@ -5,6 +5,7 @@
 //! otherwise match every unit that happens to contain its constants (0, 1, 100) instead of the names it shares.
 
 use std::collections::HashMap;
+use crate::engine::sort;
 
 /// Term-frequency saturation.
 pub const K1: f64 = 1.2;
@@ -102,7 +103,7 @@ impl Bm25 {
         let terms = query_terms(query);
         let avg = self.average_length();
         let mut scored: Vec<(usize, f64)> = candidates.into_iter().map(|d| (d, self.score_terms(d, &terms, avg))).filter(|(_, s)| *s > 0.0).collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+        sort::by(&mut scored, |a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
         scored
     }
 }
@@ -110,7 +111,7 @@ impl Bm25 {
 /// The distinct terms of a query, sorted.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut terms = tokenize(query);
-    terms.sort();
+    sort::natural(&mut terms);
     terms.dedup();
     terms
 }

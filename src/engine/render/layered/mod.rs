@@ -25,6 +25,7 @@ mod route;
 use super::{node_texts, Direction, LayoutOptions, RenderError, MAX_EDGES, MAX_LAYOUT_VERTICES, MAX_NODES};
 use crate::engine::graph::TaskGraph;
 use rank::{back_edges, rank_nodes, resolve_edges};
+use crate::engine::sort;
 
 /// A point of the drawing (y grows downwards).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -193,7 +194,7 @@ impl Layered {
         let mut layers = vec![Vec::new(); depth];
         let mut seen = vec![false; total];
         let mut roots: Vec<usize> = (0..n).collect();
-        roots.sort_by_key(|&v| (layer[v], v));
+        sort::by_key(&mut roots, |&v| (layer[v], v));
         let mut stack = Vec::new();
         for root in roots {
             if seen[root] {

@@ -6,6 +6,7 @@
 //! the generator is not repeated here. Tests run it on generated pictures; `arbigraph bench --image` on 1,000.
 
 use serde_json::Value as Json;
+use crate::engine::sort;
 
 /// What the checker recomputed for a picture that passed.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,9 +33,9 @@ pub fn verify(metadata: &Json, ground_truth: &[i64]) -> Result<Report, Vec<Strin
     // Start order by the leftmost node's y, then x; numbers read left to right.
     let mut paths: Vec<Vec<(f64, f64, i64)>> = picture.paths.clone();
     for path in &mut paths {
-        path.sort_by(|u, v| u.0.total_cmp(&v.0));
+        sort::by(path, |u, v| u.0.total_cmp(&v.0));
     }
-    paths.sort_by(|p, q| (p[0].1, p[0].0).partial_cmp(&(q[0].1, q[0].0)).unwrap_or(std::cmp::Ordering::Equal));
+    sort::by(&mut paths, |p, q| (p[0].1, p[0].0).partial_cmp(&(q[0].1, q[0].0)).unwrap_or(std::cmp::Ordering::Equal));
     let answer: Vec<i64> = paths.get(expected_index).map(|p| p.iter().map(|n| n.2).collect()).unwrap_or_default();
     if answer != ground_truth {
         problems.push(format!("ground truth {ground_truth:?} differs from the recomputed {answer:?}"));
@@ -49,7 +50,7 @@ pub fn verify(metadata: &Json, ground_truth: &[i64]) -> Result<Report, Vec<Strin
         problems.push("path or node counts differ from the parameters".into());
     }
     let mut numbers: Vec<i64> = picture.paths.iter().flatten().map(|node| node.2).collect();
-    numbers.sort_unstable();
+    sort::natural(&mut numbers);
     if numbers != (1..=numbers.len() as i64).collect::<Vec<_>>() {
         problems.push("node numbers are not 1..=paths*nodes, each once".into());
     }

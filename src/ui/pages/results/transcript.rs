@@ -11,6 +11,7 @@ use crate::app::instance::{PictureSource, PictureView};
 use crate::app::results::transcript::{brief, context_curve_of, transcript_of, BreakDrawing, Breaks, Entry, MessageView, RequestView, Role, Transcript, TurnView};
 use crate::ui::common::GraphOutline;
 use crate::ui::state::AppState;
+use crate::engine::sort;
 
 /// Entries drawn before the rest waits behind a button (a run of thousands of turns stays quick to open).
 const FIRST_ENTRIES: usize = 300;
@@ -139,7 +140,7 @@ fn BreakView(breaks: Breaks) -> impl IntoView {
         BreakDrawing::Unavailable { reason } => view! { <p class="muted">"No drawing: "{reason}</p> }.into_any(),
     };
     let mut listed: Vec<_> = nodes.into_iter().filter(|n| n.status != "correct").collect();
-    listed.sort_by_key(|n| !n.first_break);
+    sort::by_key(&mut listed, |n| !n.first_break);
     let more = listed.len().saturating_sub(LISTED_NODES);
     let items = listed
         .into_iter()

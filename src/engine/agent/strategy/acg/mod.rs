@@ -34,6 +34,7 @@ use crate::engine::agent::prompts::ACG_VIEW_HEADER;
 use crate::engine::agent::{Message, Role};
 use crate::engine::grade::SampleSpec;
 use serde_json::{json, Value};
+use crate::engine::sort;
 
 /// `acg` in the list of strategies.
 pub(in crate::engine::agent::strategy) static ACG: Acg = Acg;
@@ -434,13 +435,13 @@ impl AcgGraph {
             let mut qualified: Vec<(usize, usize)> = pool.iter().copied().enumerate().filter(|(_, id)| self.units[*id].anchors.contains(&requirement.id)).collect();
             let best = qualified.first().map(|(at, _)| *at).unwrap_or(usize::MAX);
             let score = |id: usize| self.index.score_terms(id, &terms, avg);
-            qualified.sort_by(|(pa, a), (pb, b)| score(*b).total_cmp(&score(*a)).then(pa.cmp(pb)));
+            sort::by(&mut qualified, |(pa, a), (pb, b)| score(*b).total_cmp(&score(*a)).then(pa.cmp(pb)));
             let mut ids: Vec<usize> = qualified.into_iter().map(|(_, id)| id).take(CANDIDATES_PER_REQUIREMENT).collect();
             ids.extend(current.iter().copied().filter(|id| self.units[*id].anchors.contains(&requirement.id)));
             if ids.is_empty() {
                 continue;
             }
-            ids.sort_unstable();
+            sort::natural(&mut ids);
             ids.dedup();
             let status = if input.answers.get(&requirement.id).is_some() { "answered" } else { "open" };
             let rank = if r_index == current_req { 0 } else { best.saturating_add(1) };
@@ -454,7 +455,7 @@ impl AcgGraph {
         }
         // Unassigned units are not shown (eq. 3.4: the view holds only (requirement, unit, occurrence) triples whose
         // attribution resolves); they still seed retrieval and lead to qualified units through links.
-        blocks.sort_by_key(|(rank, _, _)| *rank);
+        sort::by_key(&mut blocks, |(rank, _, _)| *rank);
         let mut view = String::from(ACG_VIEW_HEADER);
         view.push('\n');
         let mut used = input.estimator.text(&view);
@@ -502,9 +503,9 @@ impl AcgGraph {
     /// Historical units linked to `concept`: answers first, then the newest.
     fn concept_units(&self, concept: &str, current_start: usize) -> Vec<usize> {
         let mut ids: Vec<usize> = self.concepts.iter().filter(|l| l.concept == concept && l.message_index < current_start).map(|l| l.unit).collect();
-        ids.sort_unstable();
+        sort::natural(&mut ids);
         ids.dedup();
-        ids.sort_by_key(|id| (self.units[*id].kind != UnitKind::Answer, std::cmp::Reverse(*id)));
+        sort::by_key(&mut ids, |id| (self.units[*id].kind != UnitKind::Answer, std::cmp::Reverse(*id)));
         ids
     }
 
@@ -548,7 +549,7 @@ impl AcgGraph {
             }
         }
         let mut sources: Vec<usize> = members.iter().map(|id| self.source(*id)).collect();
-        sources.sort_unstable();
+        sort::natural(&mut sources);
         sources.dedup();
         for s in sources {
             let group: Vec<usize> = (0..members.len()).filter(|i| self.source(members[*i]) == s).collect();
@@ -564,7 +565,7 @@ impl AcgGraph {
         let clusters = organize(&graph);
         let seed_clusters: Vec<usize> = seeds.iter().filter_map(|s| position(*s)).map(|i| clusters[i]).collect();
         let mut out: Vec<usize> = (0..members.len()).filter(|i| seed_clusters.contains(&clusters[*i])).map(|i| members[i]).filter(|id| !seeds.contains(id)).collect();
-        out.sort_unstable();
+        sort::natural(&mut out);
         out
     }
 
