@@ -268,8 +268,9 @@ fn read_helper_message(data: JsValue) -> Option<FromWorker> {
     }
 }
 
-/// Reads a message from the page: JSON text, or `[JSON text, Blob]` when a file travels with an `OpenFile`.
-/// A message that cannot be read fails its job (job 0 when even the job is unknown).
+/// Reads a message from the page: JSON text, or `[JSON text, Blob]` when a file travels with an `OpenFile` (read
+/// as text) or a `ReadResults` (read as bytes). A message that cannot be read fails its job (job 0 when even the
+/// job is unknown).
 fn read_message(data: JsValue) -> Result<ToWorker, FromWorker> {
     let unreadable = |id: u64, message: String| FromWorker::Failed { id, message, location: None };
     let (text, blob) = match data.dyn_ref::<js_sys::Array>() {
@@ -278,9 +279,16 @@ fn read_message(data: JsValue) -> Result<ToWorker, FromWorker> {
     };
     let text = text.ok_or_else(|| unreadable(0, "a message to the worker must be text".into()))?;
     let mut message: ToWorker = serde_json::from_str(&text).map_err(|e| unreadable(0, format!("unreadable message to the worker: {e}")))?;
-    if let (Some(blob), ToWorker::Start { id, request: JobRequest::OpenFile { text, name, .. } }) = (blob, &mut message) {
-        let read = web_sys::FileReaderSync::new().and_then(|reader| reader.read_as_text(&blob));
-        *text = read.map_err(|e| unreadable(*id, format!("cannot read {name}: {}", js_error(&e))))?;
+    match (blob, &mut message) {
+        (Some(blob), ToWorker::Start { id, request: JobRequest::OpenFile { text, name, .. } }) => {
+            let read = web_sys::FileReaderSync::new().and_then(|reader| reader.read_as_text(&blob));
+            *text = read.map_err(|e| unreadable(*id, format!("cannot read {name}: {}", js_error(&e))))?;
+        }
+        (Some(blob), ToWorker::Start { id, request: JobRequest::ReadResults { bytes, name } }) => {
+            let read = web_sys::FileReaderSync::new().and_then(|reader| reader.read_as_array_buffer(&blob));
+            *bytes = read.map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec()).map_err(|e| unreadable(*id, format!("cannot read {name}: {}", js_error(&e))))?;
+        }
+        _ => {}
     }
     Ok(message)
 }
@@ -567,12 +575,43 @@ pub fn start_isolated(request: JobRequest, listener: impl FnMut(FromWorker) + 's
     on_error.forget();
 }
 
-/// Starts an `OpenFile` request whose text is read from `file` where the job runs (in the worker, so even a
-/// large file costs the page nothing).
+/// Starts an `OpenFile` or `ReadResults` request whose text or bytes are read from `file` where the job runs (in
+/// the worker, so even a large file costs the page nothing).
 pub fn start_with_file(request: JobRequest, file: web_sys::Blob, listener: impl FnMut(FromWorker) + 'static) -> JobHandle {
     let id = register(listener);
     send(Outgoing { message: ToWorker::Start { id, request }, file: Some(file) });
     JobHandle(id)
+}
+
+/// Runs `request` in the job runner (with `file` read where the job runs, as `start_with_file` does) and waits for
+/// its end: the text of the `File` it answered (empty for a job that answers none), or why it failed.
+pub async fn ask_file(request: JobRequest, file: Option<web_sys::Blob>) -> Result<String, String> {
+    let (answer, wait) = futures::channel::oneshot::channel::<Result<String, String>>();
+    let mut answer = Some(answer);
+    let mut text = None;
+    let listener = move |message| {
+        let outcome = match message {
+            FromWorker::File { text: file, .. } => {
+                text = Some(file);
+                return;
+            }
+            FromWorker::Done { .. } => Ok(text.take().unwrap_or_default()),
+            FromWorker::Failed { message, location, .. } => Err(match location {
+                Some(at) => format!("{at}: {message}"),
+                None => message,
+            }),
+            FromWorker::Cancelled { .. } => Err("cancelled".into()),
+            _ => return,
+        };
+        if let Some(answer) = answer.take() {
+            let _ = answer.send(outcome);
+        }
+    };
+    match file {
+        Some(file) => start_with_file(request, file, listener),
+        None => start(request, listener),
+    };
+    wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))
 }
 
 /// Starts the worker just after the page's first paint rather than at the first job: its module is then

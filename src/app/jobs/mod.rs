@@ -27,6 +27,7 @@ use crate::app::browse::catalog::Query;
 use crate::app::browse::demo;
 
 use crate::app::store::{Store, Stored};
+use crate::app::results::data::results_text;
 use crate::engine::dataset::FileFormat;
 use crate::engine::generate::form::GenerateForm;
 use crate::engine::generate::{self as engine_generate, GenerateConfig, Sample};
@@ -59,6 +60,7 @@ enum Work {
     TracePython { source: String },
     Probes,
     ReadPack { source: packs::PackSource },
+    ReadResults { name: String, bytes: Vec<u8> },
 }
 
 /// A job in progress.
@@ -129,6 +131,7 @@ impl Job {
             JobRequest::TracePython { source } => Work::TracePython { source },
             JobRequest::Probes => Work::Probes,
             JobRequest::ReadPack { source } => Work::ReadPack { source },
+            JobRequest::ReadResults { name, bytes } => Work::ReadResults { name, bytes },
         };
         // A helper's block is one job of its own: made in one slice (a block is sized for that), rather than
         // ramping up from a few samples per slice again for every block, each slice then waiting on a timer.
@@ -256,6 +259,10 @@ impl Job {
                 },
             },
             Work::Parse { name, text } => open::parse_json(id, name, text),
+            Work::ReadResults { name, bytes } => match results_text(name, std::mem::take(bytes)) {
+                Ok(text) => vec![FromWorker::File { id, name: name.clone(), text }, FromWorker::Done { id, summary: String::new() }],
+                Err(message) => vec![FromWorker::Failed { id, message, location: None }],
+            },
             Work::OpenGraph { name, text, arrange } => open::open_graph_job(id, name, text, *arrange),
             Work::ReadPack { source } => match source.read() {
                 Ok(pack) => vec![FromWorker::PackRead { id, summary: Box::new(packs::PackSummary::of(&pack)) }, FromWorker::Done { id, summary: String::new() }],

@@ -90,6 +90,15 @@ pub enum JobRequest {
     Probes,
     /// Read a task pack (typing and trying every entry), answered with `PackRead`.
     ReadPack { source: PackSource },
+    /// Read a file picked on Results into a results file's text (`app::results::data::results_text`): an Inspect
+    /// AI log of the ArbiGraph task through the engine's reader, any other file as UTF-8 text. Answered with a
+    /// `File`. The worker adapter fills `bytes` from the file object sent beside the message, so the page's
+    /// module carries neither the log reader nor its zip and zstd decoders.
+    ReadResults {
+        name: String,
+        #[serde(skip)]
+        bytes: Vec<u8>,
+    },
 }
 
 /// A message to the worker.

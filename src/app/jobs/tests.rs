@@ -483,3 +483,26 @@ fn a_helpers_samples_travel_as_bytes_and_come_back_whole() {
     }
     assert_eq!(made_from_bytes(b"{\"made\": 1}"), Err("not a block of samples".to_string()));
 }
+
+#[test]
+fn a_file_picked_on_results_is_read_in_the_worker() {
+    // The page sends the file's bytes; an Inspect log comes back as a results file, other bytes as their text, and
+    // what cannot be read fails with the file's name.
+    let registry = builtin();
+    let read = |name: &str, bytes: Vec<u8>| {
+        let mut job = Job::new(3, JobRequest::ReadResults { name: name.into(), bytes }, &registry, &mut Store::default()).unwrap_or_else(|e| panic!("{e:?}"));
+        run(&mut job, &registry, &mut Store::default())
+    };
+    let log = include_bytes!("../../../tests/fixtures/inspect/chain.log.eval").to_vec();
+    let out = read("chain.log.eval", log.clone());
+    let [FromWorker::File { id: 3, name, text }, FromWorker::Done { id: 3, .. }] = out.as_slice() else { panic!("{out:?}") };
+    assert_eq!(name, "chain.log.eval");
+    assert_eq!(text, &results_text("chain.log.eval", log).unwrap());
+    let results: Json = serde_json::from_str(text).unwrap();
+    assert_eq!(results["samples"].as_array().map(Vec::len), Some(2), "{text}");
+
+    let out = read("plain.json", b"{\"samples\": []}".to_vec());
+    assert!(matches!(out.as_slice(), [FromWorker::File { text, .. }, FromWorker::Done { .. }] if text == "{\"samples\": []}"), "{out:?}");
+    let out = read("broken.json", vec![b'{', 0xff, b'}']);
+    assert!(matches!(out.as_slice(), [FromWorker::Failed { message, .. }] if message.contains("broken.json") && message.contains("UTF-8")), "{out:?}");
+}

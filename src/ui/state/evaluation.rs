@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::app::evaluate::source::{browse_positions, BrowseShown, SampleSource};
 use crate::engine::generate::form::GenerateForm;
-use crate::app::jobs::{FromWorker, JobRequest};
+use crate::app::jobs::JobRequest;
 use crate::app::evaluate::live::Live;
 use crate::app::results::data::ResultsData;
 use crate::app::evaluate::board::Row;
@@ -177,7 +177,7 @@ impl EvaluationState {
                 let shown = Self::browse_shown(browse);
                 let positions = browse_positions(shown.as_ref(), filtered)?;
                 let key = browse.current.get_untracked().unwrap_or_default();
-                ask_file(JobRequest::Samples { dataset: key, positions }).await.map_err(|e| format!("the dataset on Browse: {e}"))?
+                worker::ask_file(JobRequest::Samples { dataset: key, positions }, None).await.map_err(|e| format!("the dataset on Browse: {e}"))?
             }
             SampleSource::Design => {
                 if design.read(|m| m.graph().nodes().is_empty()) {
@@ -187,8 +187,8 @@ impl EvaluationState {
                 form.family = super::explicit_now(&form.family);
                 let packs = super::current_sources();
                 let request = JobRequest::Generate { dataset: DESIGN_DATASET.into(), form, graph: Some(design.graph_json()), packs };
-                ask_file(request).await.map_err(|e| format!("the graph on Design cannot be generated: {e}"))?;
-                let text = ask_file(JobRequest::Samples { dataset: DESIGN_DATASET.into(), positions: None }).await;
+                worker::ask_file(request, None).await.map_err(|e| format!("the graph on Design cannot be generated: {e}"))?;
+                let text = worker::ask_file(JobRequest::Samples { dataset: DESIGN_DATASET.into(), positions: None }, None).await;
                 worker::start(JobRequest::Forget { dataset: DESIGN_DATASET.into() }, |_| {});
                 text.map_err(|e| format!("the graph on Design: {e}"))?
             }
@@ -200,31 +200,4 @@ impl EvaluationState {
         }
         Ok(json)
     }
-}
-
-/// Runs `request` in the job runner and waits for its end: the text of the `File` it answered (empty for a job
-/// that answers none), or why it failed.
-async fn ask_file(request: JobRequest) -> Result<String, String> {
-    let (answer, wait) = futures::channel::oneshot::channel::<Result<String, String>>();
-    let mut answer = Some(answer);
-    let mut file = None;
-    worker::start(request, move |message| {
-        let outcome = match message {
-            FromWorker::File { text, .. } => {
-                file = Some(text);
-                return;
-            }
-            FromWorker::Done { .. } => Ok(file.take().unwrap_or_default()),
-            FromWorker::Failed { message, location, .. } => Err(match location {
-                Some(at) => format!("{at}: {message}"),
-                None => message,
-            }),
-            FromWorker::Cancelled { .. } => Err("cancelled".into()),
-            _ => return,
-        };
-        if let Some(answer) = answer.take() {
-            let _ = answer.send(outcome);
-        }
-    });
-    wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))
 }

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::engine::agent::{Endpoint, Strategy};
 use crate::engine::generate::form::GenerateForm;
-use crate::app::jobs::{FromWorker, JobRequest};
+use crate::app::jobs::JobRequest;
 use crate::engine::dataset::{to_pretty_string, FileFormat};
 use crate::engine::results::expand_epochs;
 use crate::ui::common::{sentence, ErrorView};
@@ -460,24 +460,10 @@ fn SourcePicker() -> impl IntoView {
 async fn topology_samples(mut form: GenerateForm) -> Result<Value, String> {
     form.family = crate::ui::state::explicit_now(&form.family);
     let packs = crate::ui::state::current_sources();
-    let (answer, wait) = futures::channel::oneshot::channel::<Result<String, String>>();
-    let mut answer = Some(answer);
-    let mut file = None;
-    crate::web::worker::start(JobRequest::Export { form, graph: None, format: FileFormat::Json, packs }, move |message| {
-        let outcome = match message {
-            FromWorker::File { text, .. } => {
-                file = Some(text);
-                return;
-            }
-            FromWorker::Done { .. } => file.take().ok_or_else(|| "the worker made no file".to_string()),
-            FromWorker::Failed { message, location, .. } => Err(location.map(|at| format!("{at}: {message}")).unwrap_or(message)),
-            FromWorker::Cancelled { .. } => Err("cancelled".into()),
-            _ => return,
-        };
-        if let Some(answer) = answer.take() {
-            let _ = answer.send(outcome);
-        }
-    });
-    let text = wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))?;
+    let request = JobRequest::Export { form, graph: None, format: FileFormat::Json, packs };
+    let text = crate::web::worker::ask_file(request, None).await?;
+    if text.is_empty() {
+        return Err("the worker made no file".into());
+    }
     serde_json::from_str(&text).map_err(|e| format!("the generated samples are not JSON: {e}"))
 }
