@@ -57,6 +57,8 @@ test('a JSON log with a wrong answer shows the verdict and where the chain broke
   const last = Object.keys(turns).sort((a, b) => Number(a) - Number(b)).at(-1);
   turns[last] = '\\boxed{task_1_out = [1, 2, 3]}';
   await drop(page, 'baseline.log.json', Buffer.from(JSON.stringify(log)));
+  // The rows of the file dropped before stay until the worker has read this one.
+  await page.waitForFunction(() => /showing baseline\.log\.json/.test(document.querySelector('#page-results').textContent));
   await page.waitForSelector('[data-testid="transcript-row"]');
   assert.deepEqual(await rows(page), [[0, 'correct'], [1, 'wrong']], 'graded again by our grader from the turn outputs');
   await page.click('[data-testid="transcript-row"][data-index="1"]');

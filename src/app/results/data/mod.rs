@@ -87,10 +87,18 @@ pub enum Step {
 /// JSON) read into our results layout by the engine's reader (the one `arbigraph import-inspect` uses), any other
 /// file as UTF-8 text. A log that cannot be read, or bytes that are not UTF-8, are refused with the file's name
 /// and where.
+///
+/// It runs in the worker (`JobRequest::ReadResults`), which holds the log reader; the page reads a file that is
+/// not a log itself (`utf8_text`), so a large results file does not travel back to it in one message.
 pub fn results_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
     if looks_like_inspect_log(&bytes) {
         return read_inspect_log(&bytes, name, None).map(|json| json.to_string()).map_err(|e| e.to_string());
     }
+    utf8_text(name, bytes)
+}
+
+/// The bytes of file `name` as text, or where its first byte that is not UTF-8 is.
+pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text (byte {} is not valid UTF-8)", e.utf8_error().valid_up_to()))
 }
 

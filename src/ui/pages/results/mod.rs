@@ -1,6 +1,6 @@
 //! Results: metrics of a results file (loaded here, or the latest run of the Evaluate page): accuracy with
 //! Wilson intervals per topology × family and per target, tokens, turns, tool calls, statuses, per-node accuracy;
-//! its samples, filtered, each opening its transcript (an Inspect AI log picked or dropped opens as a results file, read in the worker by `app::results::data::results_text`) with where its chain broke (`#/results?sample=N` opens
+//! its samples, filtered, each opening its transcript (an Inspect AI log picked or dropped opens as a results file, read by the worker with `app::results::data::results_text`) with where its chain broke (`#/results?sample=N` opens
 //! sample N); and several runs compared side by side. A picked file opens a slice at a time (`app::results::data`)
 //! with its progress (`[data-testid="results-opening"]`); the site's results files are listed and open by link
 //! (`#/results?file=NAME`).
@@ -14,16 +14,16 @@ use serde_json::Value;
 use crate::app::results::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::evaluate::partial_run::{unfinished_note, RunState};
 use crate::app::jobs::JobRequest;
-use crate::app::results::data::{Opening, ResultsData, Step};
+use crate::app::results::data::{utf8_text, Opening, ResultsData, Step};
 use crate::app::results::metrics_tables::{metrics_tables, MetricsTable};
 use crate::app::results::transcript::heat_map;
 use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
 use crate::engine::grade::metrics::{group_means, metrics_csv, GroupCost};
-use crate::engine::results::epoch_report;
+use crate::engine::results::{epoch_report, looks_like_inspect_log};
 use crate::ui::common::ErrorView;
 use crate::ui::state::{AppState, SiteStatus};
 use crate::web::download::download_text;
-use crate::web::files::{drags_files, dropped_file, fetch_text, picked_file};
+use crate::web::files::{drags_files, dropped_file, fetch_text, file_bytes, picked_file};
 use crate::web::link_param;
 use crate::web::worker::ask_file;
 
@@ -177,7 +177,7 @@ pub fn ResultsPage() -> impl IntoView {
             true
         });
     };
-    // A file picked or dropped: a results file, or an Inspect AI log read into one, in the worker (`ReadResults`).
+    // A file picked or dropped: a results file, or an Inspect AI log read into one by the worker (`ReadResults`).
     let load_file = move |file: Option<web_sys::File>| {
         // A file picked while another is read abandons it.
         generation.update_value(|g| *g += 1);
@@ -186,8 +186,15 @@ pub fn ResultsPage() -> impl IntoView {
             let read = match file {
                 Some(file) => {
                     let name = file.name();
-                    let request = JobRequest::ReadResults { name: name.clone(), bytes: Vec::new() };
-                    ask_file(request, Some(file.into())).await.map(|text| (name, text))
+                    match file_bytes(&file).await {
+                        // The worker holds the log reader: it reads the file again where it runs.
+                        Ok(bytes) if looks_like_inspect_log(&bytes) => {
+                            let request = JobRequest::ReadResults { name: name.clone(), bytes: Vec::new() };
+                            ask_file(request, Some(file.into())).await.map(|text| (name, text))
+                        }
+                        Ok(bytes) => utf8_text(&name, bytes).map(|text| (name, text)),
+                        Err(e) => Err(e),
+                    }
                 }
                 None => Err("no file picked".to_string()),
             };
