@@ -27,20 +27,10 @@ impl Stored {
     /// Stores `record` (which must hold its prompt) as row `row`. A JSONL line with pictures has content parts
     /// as its prompt: the first text part is the prompt, and the parts stay in the record as `prompt_parts`
     /// (the pictures are there).
-    pub fn new(row: Row, record: Json, roles: Option<Vec<(String, u32)>>) -> Stored {
-        Stored::with_row(record, roles, |_, _| row)
-    }
-
-    /// Stores `record` (which must hold its prompt) as `new` does, its row made by `row` from the record without
-    /// its prompt and the prompt's length in characters (0 for content parts): a row is read from a generated
-    /// record without copying its prompt.
-    pub fn with_row(mut record: Json, roles: Option<Vec<(String, u32)>>, row: impl FnOnce(&Json, usize) -> Row) -> Stored {
+    pub fn new(row: Row, mut record: Json, roles: Option<Vec<(String, u32)>>) -> Stored {
         // `shift_remove` keeps the other members in the record's order.
         let prompt = match record.as_object_mut().and_then(|o| o.shift_remove("prompt")) {
-            Some(Json::String(p)) => {
-                let row = row(&record, p.chars().count());
-                return Stored { row, prompt: p, record: record.to_string(), roles };
-            }
+            Some(Json::String(p)) => p,
             Some(Json::Array(parts)) => {
                 let text = parts.iter().find_map(|p| p.get("text").and_then(Json::as_str)).unwrap_or("").to_string();
                 if let Some(obj) = record.as_object_mut() {
@@ -50,7 +40,6 @@ impl Stored {
             }
             _ => String::new(),
         };
-        let row = row(&record, 0);
         Stored { row, prompt, record: record.to_string(), roles }
     }
 

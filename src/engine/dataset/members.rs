@@ -170,19 +170,9 @@ impl Members for Compact {
         Ok(())
     }
 
+    /// As the tree does: a record holds no long list of strings (only a custom graph's summary does).
     fn strings(&mut self, key: &str, fill: &mut dyn FnMut(&mut Pieces<'_>) -> Result<(), GenerateError>) -> Result<(), GenerateError> {
-        self.key(key);
-        self.text.push('[');
-        let mut first = true;
-        fill(&mut |item| {
-            if !std::mem::replace(&mut first, false) {
-                self.text.push(',');
-            }
-            write_json_string(&mut self.text, item).expect("a string takes every piece");
-            Ok(())
-        })?;
-        self.text.push(']');
-        Ok(())
+        self.list(key, &mut |push| fill(&mut |item| push(Json::String(item.into()))))
     }
 }
 

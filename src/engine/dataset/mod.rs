@@ -97,7 +97,7 @@ pub fn to_json(config: &GenerateConfig, samples: &[Sample], run: &RunInfo) -> Js
 }
 
 /// One sample's record, as `to_json` lists it under `samples`, without the summary of a whole file around it.
-pub fn sample_to_json(config: &GenerateConfig, sample: &Sample, images: &ImageStorage) -> Json {
+fn sample_to_json(config: &GenerateConfig, sample: &Sample, images: &ImageStorage) -> Json {
     Tree::of(|tree| sample_members(config, sample, images, tree)).expect("a held sample is built into a tree without fail")
 }
 
