@@ -5,17 +5,106 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    // The worker loads and compiles its module on its own thread just after the page's first paint, so the
-    // first paint does not wait for its download and the first job (a site's first shard, a generation) hardly
-    // waits for it.
-    arbigraph_studio::web::worker::warm_up();
-    leptos::mount::mount_to_body(arbigraph_studio::ui::App);
+    // The worker loads and compiles its module on its own thread just after the first page is painted
+    // (`pages::load`), so that page does not wait for its download and the first job (a site's first shard, a
+    // generation) hardly waits for it; jobs asked for before then are held.
+    arbigraph_studio::web::worker::hold();
+    leptos::mount::mount_to_body(|| {
+        use leptos::prelude::*;
+        view! { <arbigraph_studio::ui::App pages=pages::load/> }
+    });
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     eprintln!("arbigraph-studio is the browser app: build it with `scripts/serve` (Trunk, wasm32); the native tool is `arbigraph`.");
     std::process::exit(2);
+}
+
+/// The app's split points: each route's page is built into a module of its own (scripts/wasm-ld splits the linked
+/// module), which the shell fetches the first time the page is shown, so a first visit fetches the shell and one
+/// page. The other pages' modules are fetched once the first page is up, so moving between pages does not wait.
+#[cfg(target_arch = "wasm32")]
+mod pages {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use leptos::prelude::*;
+    use leptos::wasm_split::{wasm_split, SplitLoaderError};
+
+    use arbigraph_studio::ui::pages::{AboutPage, BrowsePage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
+    use arbigraph_studio::ui::route::Route;
+    use arbigraph_studio::ui::shell::PageLoadError;
+    use arbigraph_studio::web::worker;
+
+    /// The route's page, built once its module is here. Each page is built untracked: the shell awaits it in a
+    /// `Suspend`, which would otherwise make every signal the page reads while it is built a reason to build the
+    /// page again (and drop the one on screen).
+    pub fn load(route: Route) -> Pin<Box<dyn Future<Output = Result<AnyView, PageLoadError>> + Send>> {
+        Box::pin(async move {
+            let page = match route {
+                Route::Design => design().await,
+                Route::Generate => generate().await,
+                Route::Browse => browse().await,
+                Route::Evaluate => evaluate().await,
+                Route::Results => results().await,
+                Route::About => about().await,
+            };
+            if page.is_ok() && !FIRST_SHOWN.swap(true, Ordering::Relaxed) {
+                // After the first page's paint: the worker, then the other pages' modules.
+                worker::warm_up();
+                request_animation_frame(|| set_timeout(preload_all, Duration::ZERO));
+            }
+            page.map_err(|_| PageLoadError)
+        })
+    }
+
+    static FIRST_SHOWN: AtomicBool = AtomicBool::new(false);
+
+    /// Fetches every page's module, once the first page is shown: a failure here is not reported, as showing that
+    /// page fetches it again and says so.
+    fn preload_all() {
+        leptos::task::spawn_local(async {
+            let _ = __preload_design().await;
+            let _ = __preload_browse().await;
+            let _ = __preload_evaluate().await;
+            let _ = __preload_results().await;
+            let _ = __preload_generate().await;
+            let _ = __preload_about().await;
+        });
+    }
+
+    #[wasm_split(design, wasm_split_path = ::leptos::wasm_split, fallible, preload(__preload_design))]
+    fn design() -> Result<AnyView, SplitLoaderError> {
+        Ok(untrack(|| view! { <DesignPage/> }.into_any()))
+    }
+
+    #[wasm_split(generate, wasm_split_path = ::leptos::wasm_split, fallible, preload(__preload_generate))]
+    fn generate() -> Result<AnyView, SplitLoaderError> {
+        Ok(untrack(|| view! { <GeneratePage/> }.into_any()))
+    }
+
+    #[wasm_split(browse, wasm_split_path = ::leptos::wasm_split, fallible, preload(__preload_browse))]
+    fn browse() -> Result<AnyView, SplitLoaderError> {
+        Ok(untrack(|| view! { <BrowsePage/> }.into_any()))
+    }
+
+    #[wasm_split(evaluate, wasm_split_path = ::leptos::wasm_split, fallible, preload(__preload_evaluate))]
+    fn evaluate() -> Result<AnyView, SplitLoaderError> {
+        Ok(untrack(|| view! { <EvaluatePage/> }.into_any()))
+    }
+
+    #[wasm_split(results, wasm_split_path = ::leptos::wasm_split, fallible, preload(__preload_results))]
+    fn results() -> Result<AnyView, SplitLoaderError> {
+        Ok(untrack(|| view! { <ResultsPage/> }.into_any()))
+    }
+
+    #[wasm_split(about, wasm_split_path = ::leptos::wasm_split, fallible, preload(__preload_about))]
+    fn about() -> Result<AnyView, SplitLoaderError> {
+        Ok(untrack(|| view! { <AboutPage/> }.into_any()))
+    }
 }
 
 /// The probes, computed by the app's worker (whose module holds the generators and the picture renderer):

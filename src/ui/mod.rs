@@ -7,9 +7,9 @@ pub mod route;
 #[cfg(target_arch = "wasm32")]
 mod common;
 #[cfg(target_arch = "wasm32")]
-mod pages;
+pub mod pages;
 #[cfg(target_arch = "wasm32")]
-mod shell;
+pub mod shell;
 #[cfg(target_arch = "wasm32")]
 pub mod state;
 

@@ -1,8 +1,10 @@
 //! The app shell: header navigation, hash routing and the page for the current route.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use leptos::prelude::*;
 
-use super::pages::{AboutPage, BrowsePage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
 use super::route::Route;
 use super::state::AppState;
 
@@ -17,9 +19,19 @@ fn start_route() -> Route {
     Route::start(meta.as_deref())
 }
 
+/// How the shell gets a route's page. The page's binary passes its split points (`src/main.rs`): each page is
+/// built into a module of its own, fetched the first time it is shown. The worker's binary links this library too,
+/// and so never links the pages.
+pub type Pages = fn(Route) -> Pin<Box<dyn Future<Output = Result<AnyView, PageLoadError>> + Send>>;
+
+/// A page's module could not be fetched (the network, or a deployment replaced mid-visit). Nothing the user made
+/// is lost: the state lives outside the pages, and showing the route again fetches the module again.
+#[derive(Debug, Clone, Copy)]
+pub struct PageLoadError;
+
 /// The root component.
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(pages: Pages) -> impl IntoView {
     provide_context(AppState::new());
     let start = start_route();
     let route = RwSignal::new(Route::from_hash_or(&current_hash(), start));
@@ -33,6 +45,8 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || listener.remove());
 
+    // Bumped by "Try again" when a page's module did not arrive: the page is asked for once more.
+    let attempt = RwSignal::new(0u32);
     let nav_links = Route::ALL
         .into_iter()
         .map(|r| {
@@ -55,14 +69,38 @@ pub fn App() -> impl IntoView {
             <nav class="app-nav">{nav_links}</nav>
         </header>
         <main class="app-main" id="app-main">
-            {move || match route.get() {
-                Route::Design => view! { <DesignPage/> }.into_any(),
-                Route::Generate => view! { <GeneratePage/> }.into_any(),
-                Route::Browse => view! { <BrowsePage/> }.into_any(),
-                Route::Evaluate => view! { <EvaluatePage/> }.into_any(),
-                Route::Results => view! { <ResultsPage/> }.into_any(),
-                Route::About => view! { <AboutPage/> }.into_any(),
+            {move || {
+                attempt.track();
+                let page = pages(route.get());
+                view! {
+                    <Suspense fallback=page_loading>
+                        {Suspend::new(async move {
+                            match page.await {
+                                Ok(page) => page,
+                                Err(PageLoadError) => page_load_failed(attempt).into_any(),
+                            }
+                        })}
+                    </Suspense>
+                }
             }}
         </main>
+    }
+}
+
+/// What shows when a page's module did not arrive: the reason, and a way to try again.
+fn page_load_failed(attempt: RwSignal<u32>) -> impl IntoView {
+    view! {
+        <section class="page-load-failed error-view" role="alert" data-testid="page-load-failed">
+            <p>"This page's code did not arrive from the server. Your work on the other pages is kept."</p>
+            <button type="button" on:click=move |_| attempt.update(|n| *n += 1)>"Try again"</button>
+        </section>
+    }
+}
+
+/// What shows while a page's module is on its way (only when that takes a while: the style shows it after a
+/// moment, so a quick load does not flash it).
+fn page_loading() -> impl IntoView {
+    view! {
+        <p class="page-loading" role="status" aria-busy="true" data-testid="page-loading">"Loading the page…"</p>
     }
 }

@@ -614,9 +614,19 @@ pub async fn ask_file(request: JobRequest, file: Option<web_sys::Blob>) -> Resul
     wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))
 }
 
-/// Starts the worker just after the page's first paint rather than at the first job: its module is then
-/// fetched and compiled while the visitor looks at the page, not before it shows. Jobs asked for before then
-/// (the demo datasets, a site's first shard) wait for it and go out in order.
+/// Holds the jobs asked for from now until `warm_up` starts the worker, rather than starting it at the first
+/// job: the app calls it before anything is shown, so the worker's module does not compete with the page's.
+pub fn hold() {
+    let runner = RUNNER.with(Rc::clone);
+    let mut r = runner.borrow_mut();
+    if r.backend.is_none() {
+        r.deferred.get_or_insert_with(Vec::new);
+    }
+}
+
+/// Starts the worker just after the next paint (the app calls it when its first page is shown): its module is
+/// then fetched and compiled while the visitor looks at the page, not before it shows. Jobs asked for before
+/// then (the demo datasets, a site's first shard) wait for it and go out in order.
 pub fn warm_up() {
     let runner = RUNNER.with(Rc::clone);
     if runner.borrow().backend.is_some() {
