@@ -11,7 +11,7 @@ fn main() {
     arbigraph_studio::web::worker::hold();
     leptos::mount::mount_to_body(|| {
         use leptos::prelude::*;
-        view! { <arbigraph_studio::ui::App pages=pages::load/> }
+        view! { <arbigraph_studio::ui::App pages=pages::PAGES/> }
     });
 }
 
@@ -26,8 +26,6 @@ fn main() {
 /// page. The other pages' modules are fetched once the first page is up, so moving between pages does not wait.
 #[cfg(target_arch = "wasm32")]
 mod pages {
-    use std::future::Future;
-    use std::pin::Pin;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;
 
@@ -36,13 +34,29 @@ mod pages {
 
     use arbigraph_studio::ui::pages::{AboutPage, BrowsePage, DesignPage, EvaluatePage, GeneratePage, ResultsPage};
     use arbigraph_studio::ui::route::Route;
-    use arbigraph_studio::ui::shell::PageLoadError;
+    use arbigraph_studio::ui::shell::{PageFuture, PageLoadError, Pages};
     use arbigraph_studio::web::worker;
 
-    /// The route's page, built once its module is here. Each page is built untracked: the shell awaits it in a
-    /// `Suspend`, which would otherwise make every signal the page reads while it is built a reason to build the
-    /// page again (and drop the one on screen).
-    pub fn load(route: Route) -> Pin<Box<dyn Future<Output = Result<AnyView, PageLoadError>> + Send>> {
+    /// The split points, as the shell asks for them.
+    pub const PAGES: Pages = Pages { fetch, page };
+
+    fn fetch(route: Route) -> PageFuture<()> {
+        Box::pin(async move {
+            let fetched = match route {
+                Route::Design => __preload_design().await,
+                Route::Generate => __preload_generate().await,
+                Route::Browse => __preload_browse().await,
+                Route::Evaluate => __preload_evaluate().await,
+                Route::Results => __preload_results().await,
+                Route::About => __preload_about().await,
+            };
+            fetched.map_err(|_| PageLoadError)
+        })
+    }
+
+    /// The route's page. Each is built untracked, so that what a page reads while it is built does not become a
+    /// reason for the shell to build it again.
+    fn page(route: Route) -> PageFuture<AnyView> {
         Box::pin(async move {
             let page = match route {
                 Route::Design => design().await,

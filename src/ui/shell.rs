@@ -3,6 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use futures::FutureExt;
 use leptos::prelude::*;
 
 use super::route::Route;
@@ -20,12 +21,21 @@ fn start_route() -> Route {
 }
 
 /// How the shell gets a route's page. The page's binary passes its split points (`src/main.rs`): each page is
-/// built into a module of its own, fetched the first time it is shown. The worker's binary links this library too,
-/// and so never links the pages.
-pub type Pages = fn(Route) -> Pin<Box<dyn Future<Output = Result<AnyView, PageLoadError>> + Send>>;
+/// built into a module of its own, fetched the first time it is needed. The worker's binary links this library
+/// too, and so never links the pages.
+#[derive(Clone, Copy)]
+pub struct Pages {
+    /// Fetches the route's modules (resolves at once when they are here).
+    pub fetch: fn(Route) -> PageFuture<()>,
+    /// The route's page, built once its modules are here: ready on its first poll when they already are.
+    pub page: fn(Route) -> PageFuture<AnyView>,
+}
+
+/// What `Pages` answers with.
+pub type PageFuture<T> = Pin<Box<dyn Future<Output = Result<T, PageLoadError>>>>;
 
 /// A page's module could not be fetched (the network, or a deployment replaced mid-visit). Nothing the user made
-/// is lost: the state lives outside the pages, and showing the route again fetches the module again.
+/// is lost: the state lives outside the pages, and asking again fetches the module again.
 #[derive(Debug, Clone, Copy)]
 pub struct PageLoadError;
 
@@ -45,8 +55,10 @@ pub fn App(pages: Pages) -> impl IntoView {
     });
     on_cleanup(move || listener.remove());
 
-    // Bumped by "Try again" when a page's module did not arrive: the page is asked for once more.
-    let attempt = RwSignal::new(0u32);
+    // A route whose modules did not arrive (until "Try again"), and a count of arrivals, so the page is built
+    // once its modules are here.
+    let failed = RwSignal::new(None::<Route>);
+    let arrived = RwSignal::new(0u32);
     let nav_links = Route::ALL
         .into_iter()
         .map(|r| {
@@ -70,17 +82,27 @@ pub fn App(pages: Pages) -> impl IntoView {
         </header>
         <main class="app-main" id="app-main">
             {move || {
-                attempt.track();
-                let page = pages(route.get());
-                view! {
-                    <Suspense fallback=page_loading>
-                        {Suspend::new(async move {
-                            match page.await {
-                                Ok(page) => page,
-                                Err(PageLoadError) => page_load_failed(attempt).into_any(),
+                arrived.track();
+                let current = route.get();
+                if failed.get() == Some(current) {
+                    return page_load_failed(failed, arrived).into_any();
+                }
+                // Built here, in this closure's owner, as any view: the page's modules are usually here already
+                // (the first page's are fetched at start, the others' just after it is shown).
+                match (pages.page)(current).now_or_never() {
+                    Some(Ok(page)) => page,
+                    Some(Err(PageLoadError)) => page_load_failed(failed, arrived).into_any(),
+                    None => {
+                        leptos::task::spawn_local(async move {
+                            if (pages.fetch)(current).await.is_err() {
+                                failed.set(Some(current));
                             }
-                        })}
-                    </Suspense>
+                            if route.get_untracked() == current {
+                                arrived.update(|n| *n += 1);
+                            }
+                        });
+                        page_loading().into_any()
+                    }
                 }
             }}
         </main>
@@ -88,11 +110,14 @@ pub fn App(pages: Pages) -> impl IntoView {
 }
 
 /// What shows when a page's module did not arrive: the reason, and a way to try again.
-fn page_load_failed(attempt: RwSignal<u32>) -> impl IntoView {
+fn page_load_failed(failed: RwSignal<Option<Route>>, arrived: RwSignal<u32>) -> impl IntoView {
     view! {
         <section class="page-load-failed error-view" role="alert" data-testid="page-load-failed">
             <p>"This page's code did not arrive from the server. Your work on the other pages is kept."</p>
-            <button type="button" on:click=move |_| attempt.update(|n| *n += 1)>"Try again"</button>
+            <button type="button" on:click=move |_| {
+                failed.set(None);
+                arrived.update(|n| *n += 1);
+            }>"Try again"</button>
         </section>
     }
 }
