@@ -6,7 +6,7 @@
 fn main() {
     console_error_panic_hook::set_once();
     // The worker loads and compiles its module on its own thread just after the first page is painted
-    // (`pages::load`), so that page does not wait for its download and the first job (a site's first shard, a
+    // (`pages::page`), so that page does not wait for its download and the first job (a site's first shard, a
     // generation) hardly waits for it; jobs asked for before then are held.
     arbigraph_studio::web::worker::hold();
     leptos::mount::mount_to_body(|| {
