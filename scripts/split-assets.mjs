@@ -1,6 +1,6 @@
 // Trunk post_build hook: takes the page's split modules into the build. scripts/wasm-ld split the page's module at
 // its split points into the main module (which Trunk has run through wasm-bindgen and wasm-opt like any other) and
-// the modules in target/wasm-split/arbigraph_studio/ with the JavaScript that fetches them (__wasm_split.js). Each
+// the modules in target/wasm-split/PROFILE/arbigraph_studio/ with the JavaScript that fetches them (__wasm_split.js). Each
 // file gets its content's hash in its name, as Trunk names its own, so a host may cache them for good; the loader
 // imports the main bindings by the name Trunk gave them, and the main bindings import the loader by its new name.
 // Release builds run the split modules through wasm-opt -Oz, as Trunk does the main module. Run by post-build.mjs.
@@ -12,12 +12,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const staging = process.env.TRUNK_STAGING_DIR ?? process.argv[2];
-const splitDir = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'wasm-split', 'arbigraph_studio');
 if (!staging) {
   console.error('split-assets: run by trunk as a post_build hook, or give the directory: node scripts/split-assets.mjs DIR');
   process.exit(2);
 }
 const release = process.env.TRUNK_PROFILE === 'release';
+// The cargo profile Trunk built the page with: index.html names the release one (data-cargo-profile-release).
+const pageLink = readFileSync(join(root, 'index.html'), 'utf8').match(/<link[^>]*data-bin="arbigraph-studio"[^>]*>/)?.[0] ?? '';
+const cargoProfile = (release ? pageLink.match(/data-cargo-profile-release="([^"]+)"/)?.[1] ?? 'release'
+  : pageLink.match(/data-cargo-profile-dev="([^"]+)"/)?.[1] ?? 'debug');
+const splitDir = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'wasm-split', cargoProfile, 'arbigraph_studio');
 
 const bindings = readdirSync(staging).filter((name) => /^arbigraph-studio-[0-9a-f]+\.js$/.test(name));
 if (bindings.length !== 1) {
@@ -31,7 +35,7 @@ if (!/from\s*(['"])\.\/__wasm_split\.js\1/.test(bindingsJs)) {
   process.exit(1);
 }
 if (!existsSync(join(splitDir, '__wasm_split.js'))) {
-  console.error(`split-assets: ${splitDir}/__wasm_split.js is missing: scripts/wasm-ld did not split the page's module`);
+  console.error(`split-assets: ${splitDir}/__wasm_split.js is missing: scripts/wasm-ld did not split the page's module (when cargo found the page up to date and did not link it, \`touch src/main.rs\` makes it link again)`);
   process.exit(1);
 }
 
