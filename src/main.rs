@@ -81,12 +81,9 @@ mod pages {
     /// page fetches it again and says so.
     fn preload_all() {
         leptos::task::spawn_local(async {
-            let _ = __preload_design().await;
-            let _ = __preload_browse().await;
-            let _ = __preload_evaluate().await;
-            let _ = __preload_results().await;
-            let _ = __preload_generate().await;
-            let _ = __preload_about().await;
+            for route in Route::ALL {
+                let _ = fetch(route).await;
+            }
         });
     }
 

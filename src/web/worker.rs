@@ -632,7 +632,7 @@ pub fn warm_up() {
     if runner.borrow().backend.is_some() {
         return;
     }
-    runner.borrow_mut().deferred.get_or_insert_with(Vec::new);
+    hold();
     let start = Closure::once_into_js(move || {
         let held = {
             let mut r = runner.borrow_mut();
