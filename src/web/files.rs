@@ -40,6 +40,13 @@ pub async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// The first `limit` bytes of a file (all of a shorter one), without reading the rest.
+pub async fn file_head(file: &web_sys::File, limit: u32) -> Result<Vec<u8>, String> {
+    let head = file.slice_with_f64_and_f64(0.0, f64::from(limit)).map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(head.array_buffer()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
 /// Every file picked in the (multiple) input that fired `event`, as (name, text), in the order given.
 pub async fn picked_texts(event: &web_sys::Event) -> Result<Vec<(String, String)>, String> {
     let input: web_sys::HtmlInputElement = event.target().and_then(|t| t.dyn_into().ok()).ok_or("no file input")?;

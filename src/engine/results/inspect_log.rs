@@ -37,13 +37,16 @@ impl fmt::Display for InspectLogError {
     }
 }
 
-/// True when `bytes` look like an Inspect log this reader takes: a zip archive (`.eval`) or a JSON object with an
-/// `eval` header (the JSON log format).
+/// How much of a file's start `looks_like_inspect_log` reads: a caller may pass only that much.
+pub const INSPECT_HEAD_BYTES: u32 = 4096;
+
+/// True when `bytes` (a file, or its first `INSPECT_HEAD_BYTES`) look like an Inspect log this reader takes: a zip
+/// archive (`.eval`) or a JSON object with an `eval` header (the JSON log format).
 pub fn looks_like_inspect_log(bytes: &[u8]) -> bool {
     if bytes.starts_with(b"PK\x03\x04") {
         return true;
     }
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(INSPECT_HEAD_BYTES as usize)]);
     head.trim_start().starts_with('{') && head.contains("\"eval\"") && head.contains("\"version\"")
 }
 
@@ -368,9 +371,12 @@ mod tests {
     fn deflated_and_stored_archives_read_as_the_json_log_does() {
         let from_json = read_inspect_log(JSON_LOG.as_bytes(), "log.json", None).unwrap();
         assert!(looks_like_inspect_log(JSON_LOG.as_bytes()));
+        assert!(looks_like_inspect_log(&JSON_LOG.as_bytes()[..INSPECT_HEAD_BYTES as usize]));
         for method in [zip::CompressionMethod::Deflated, zip::CompressionMethod::Stored] {
             let bytes = archive(method);
             assert!(looks_like_inspect_log(&bytes));
+            // The page reads only a file's first bytes to tell a log.
+            assert!(looks_like_inspect_log(&bytes[..bytes.len().min(INSPECT_HEAD_BYTES as usize)]), "{method:?}");
             let from_archive = read_inspect_log(&bytes, "log.eval", None).unwrap();
             assert_eq!(from_archive.get("samples"), from_json.get("samples"), "{method:?}");
         }

@@ -18,7 +18,7 @@ pub use grading::{
     GradedSample, PairedBy, ResultsError, Run, RunComparison,
 };
 pub use record::{any_text, counts_of, epoch_of, has_status, same_prompt, status_of, Counts, is_finished, requests_json, result_sample, strategy_spec, transcript_entries, transcript_json, with_epoch, RequestEntry, ResultRecord, ResultStatus, TranscriptEntry};
-pub use inspect_log::{looks_like_inspect_log, read_inspect_log, InspectLogError, INSPECT_TASK};
+pub use inspect_log::{looks_like_inspect_log, read_inspect_log, InspectLogError, INSPECT_HEAD_BYTES, INSPECT_TASK};
 pub use redact::redact_url;
 pub use shard::{dataset_fingerprint, merge_parts, MergeError, Shard};
 pub use summary::{aggregates, generation_params, RunHeader};

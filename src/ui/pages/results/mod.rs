@@ -19,11 +19,11 @@ use crate::app::results::metrics_tables::{metrics_tables, MetricsTable};
 use crate::app::results::transcript::heat_map;
 use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
 use crate::engine::grade::metrics::{group_means, metrics_csv, GroupCost};
-use crate::engine::results::{epoch_report, looks_like_inspect_log};
+use crate::engine::results::{epoch_report, looks_like_inspect_log, INSPECT_HEAD_BYTES};
 use crate::ui::common::ErrorView;
 use crate::ui::state::{AppState, SiteStatus};
 use crate::web::download::download_text;
-use crate::web::files::{drags_files, dropped_file, fetch_text, file_bytes, picked_file};
+use crate::web::files::{drags_files, dropped_file, fetch_text, file_bytes, file_head, picked_file};
 use crate::web::link_param;
 use crate::web::worker::ask_file;
 
@@ -186,13 +186,17 @@ pub fn ResultsPage() -> impl IntoView {
             let read = match file {
                 Some(file) => {
                     let name = file.name();
-                    match file_bytes(&file).await {
-                        // The worker holds the log reader: it reads the file again where it runs.
-                        Ok(bytes) if looks_like_inspect_log(&bytes) => {
+                    // Its first bytes tell an Inspect log; the worker holds the log reader and reads the file
+                    // where it runs, so the page reads the rest only of a results file.
+                    match file_head(&file, INSPECT_HEAD_BYTES).await {
+                        Ok(head) if looks_like_inspect_log(&head) => {
                             let request = JobRequest::ReadResults { name: name.clone(), bytes: Vec::new() };
                             ask_file(request, Some(file.into())).await.map(|text| (name, text))
                         }
-                        Ok(bytes) => utf8_text(&name, bytes).map(|text| (name, text)),
+                        Ok(_) => match file_bytes(&file).await {
+                            Ok(bytes) => utf8_text(&name, bytes).map(|text| (name, text)),
+                            Err(e) => Err(e),
+                        },
                         Err(e) => Err(e),
                     }
                 }
