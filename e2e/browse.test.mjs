@@ -1,5 +1,6 @@
 // End-to-end tests of generating and browsing instances: the paper's math layouts generate in the worker with
-// the progress bar advancing and no main-thread task over 100 ms; a run can be cancelled; the list of 10,000+
+// the progress bar advancing and no main-thread task over 100 ms; a run can be cancelled; the Generate page starts
+// the helper workers before its first run (other pages do not); the list of 10,000+
 // samples scrolls with only the visible rows in the DOM; a sample's link, opened in a fresh browser, shows the
 // prompt the native CLI writes; dropped and picked files open (a 50 MB one without freezing, a bad one with a
 // located message and nothing lost); a site built by `arbigraph site` (with results files, listed and opened
@@ -139,6 +140,31 @@ test('a run can be cancelled, keeping the samples made so far', async () => {
   await page.waitForSelector('[data-testid="instance-row"]');
   assert.match(await page.textContent('#browse-count'), new RegExp(`^${made} shown`));
   assert.deepEqual(errors, []);
+});
+
+test('the Generate page starts the helper workers before its first run; other pages start none', async () => {
+  // A browser that reports 3 cores spreads a run over the page's worker and 2 helpers (Playwright lists the
+  // helpers, which the worker starts, among the page's workers).
+  const session = await launch();
+  const { context, page, errors } = session;
+  try {
+    await context.addInitScript('Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => 3 });');
+    await page.goto(`${server.url}#/about`);
+    await page.waitForSelector('#page-about');
+    for (let i = 0; i < 50 && page.workers().length < 1; i++) await page.waitForTimeout(100);
+    await page.waitForTimeout(1500);
+    assert.equal(page.workers().length, 1, 'About starts the worker only');
+    await page.evaluate(() => { location.hash = '#/generate?topology=paper&family=math&spt=2&seed=0'; });
+    await page.waitForSelector('[data-testid="generate"]');
+    for (let i = 0; i < 200 && page.workers().length < 3; i++) await page.waitForTimeout(50);
+    assert.equal(page.workers().length, 3, 'opening Generate starts both helpers before any click');
+    await page.click('[data-testid="generate"]');
+    await page.waitForSelector('#gen-status:has-text("320 samples generated")', { timeout: 60000 });
+    assert.equal(page.workers().length, 3, 'the run used the helpers already started');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
 });
 
 test('the list of 10,000+ samples scrolls with only the visible rows in the DOM', async () => {

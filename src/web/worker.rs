@@ -39,6 +39,8 @@ struct Scheduler {
     /// Blocks lent to helpers: helper job id → (helper, job id, positions).
     lent: HashMap<u64, (usize, u64, Range<usize>)>,
     next_lend: u64,
+    /// Helpers are wanted before any spread generation asks for them (`ToWorker::Prepare`), once.
+    prepare: bool,
 }
 
 /// A helper worker: messages wait in `queue` until it says it is ready; a helper that failed to load is `dead`.
@@ -56,7 +58,7 @@ const IN_FLIGHT: usize = 4;
 
 impl Scheduler {
     fn new() -> Scheduler {
-        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false, wanted: 1, helpers: Vec::new(), lent: HashMap::new(), next_lend: 1 }
+        Scheduler { registry: builtin(), store: Store::default(), jobs: Vec::new(), scheduled: false, wanted: 1, helpers: Vec::new(), lent: HashMap::new(), next_lend: 1, prepare: false }
     }
 
     fn receive(&mut self, message: ToWorker, out: &mut Vec<FromWorker>) {
@@ -78,6 +80,7 @@ impl Scheduler {
                 self.jobs.retain(|j| !j.is_finished());
             }
             ToWorker::Workers { count } => self.wanted = count.clamp(1, split::MAX_WORKERS),
+            ToWorker::Prepare => self.prepare = true,
         }
     }
 
@@ -100,10 +103,10 @@ impl Scheduler {
         }
     }
 
-    /// True when a spread generation wants more helpers than are running.
+    /// True when a spread generation (or the page, `ToWorker::Prepare`) wants more helpers than are running.
     fn needs_helpers(&self) -> bool {
         let alive = self.helpers.iter().filter(|h| !h.dead).count();
-        alive + 1 < self.wanted && self.jobs.iter().any(Job::is_spread)
+        alive + 1 < self.wanted && (self.prepare || self.jobs.iter().any(Job::is_spread))
     }
 
     /// Lends blocks of spread generations to every live helper with room for more.
@@ -195,7 +198,8 @@ impl Scheduler {
     }
 }
 
-/// Starts helper workers (in the worker) until a spread generation has as many as it wants.
+/// Starts helper workers (in the worker) until a spread generation has as many as it wants, or the page asked
+/// for them ahead of one. A helper lost later is started again only for a spread generation.
 fn start_helpers(scheduler: &Rc<RefCell<Scheduler>>, deliver: &Rc<dyn Fn(FromWorker)>) {
     while scheduler.borrow().needs_helpers() {
         let Ok(worker) = web_sys::Worker::new_with_options(WORKER_SCRIPT, &web_sys::WorkerOptions::new()) else {
@@ -230,7 +234,9 @@ fn start_helpers(scheduler: &Rc<RefCell<Scheduler>>, deliver: &Rc<dyn Fn(FromWor
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         on_error.forget();
     }
-    scheduler.borrow_mut().lend();
+    let mut s = scheduler.borrow_mut();
+    s.prepare = false;
+    s.lend();
 }
 
 /// Runs slices until no job is left, one per task, handing every message to `deliver`. A task posted to a
@@ -612,6 +618,12 @@ pub async fn ask_file(request: JobRequest, file: Option<web_sys::Blob>) -> Resul
         None => start(request, listener),
     };
     wait.await.unwrap_or_else(|_| Err("the job runner stopped".into()))
+}
+
+/// Has the worker start its helpers now (the Generate page is open), so that a first generation spread over
+/// them does not wait for their modules to load; nothing when generations use one worker.
+pub fn prepare_helpers() {
+    send(Outgoing { message: ToWorker::Prepare, file: None });
 }
 
 /// Holds the jobs asked for from now until `warm_up` starts the worker, rather than starting it at the first

@@ -112,6 +112,9 @@ pub enum ToWorker {
     /// Spread generations over `count` workers in all (this one and `count - 1` helpers it starts;
     /// `app::jobs::split`). Sent by the page once, from `navigator.hardwareConcurrency`; without it, one worker.
     Workers { count: usize },
+    /// Start the helpers a spread generation would start, now rather than at its first block: sent when the
+    /// Generate page opens, so a first generation does not wait for their modules to load and compile.
+    Prepare,
 }
 
 /// A message from the worker (or from the main-thread fallback). Externally tagged: an internal tag would make

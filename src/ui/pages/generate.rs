@@ -32,6 +32,8 @@ pub fn GeneratePage() -> impl IntoView {
     let state = expect_context::<AppState>();
     let generation = state.generation;
     let GenerationState { form, progress, exporting, status, error, .. } = generation;
+    // A run here is spread over the helper workers: they start loading now, not at the first click.
+    crate::web::worker::prepare_helpers();
 
     let query = hash_query(&window().location().hash().unwrap_or_default()).to_string();
     if let link @ Link::Regenerate { .. } = Link::parse(&query) {
