@@ -4,6 +4,8 @@
 
 use wasm_bindgen::JsCast;
 
+use crate::app::results::data::utf8_text;
+
 /// The text of the first file picked in the input that fired `event`.
 pub async fn picked_text(event: &web_sys::Event) -> Result<(String, String), String> {
     let file = picked_file(event).ok_or("no file picked")?;
@@ -18,12 +20,11 @@ const COPY_BYTES: u32 = 8 << 20;
 /// of its first bad byte (the browser's own decoding would replace bad bytes silently), and a large file skips a
 /// round trip through a JavaScript string.
 pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
-    let bytes = file_bytes(file).await?;
-    String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text (byte {} is not valid UTF-8)", file.name(), e.utf8_error().valid_up_to()))
+    utf8_text(&file.name(), file_bytes(file).await?)
 }
 
 /// The bytes of a file (picked or dropped), copied into the app a few megabytes per task.
-pub async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
+async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
     let array = js_sys::Uint8Array::new(&buffer);
     let length = array.length();

@@ -89,7 +89,7 @@ pub enum Step {
 /// and where.
 ///
 /// It runs in the worker (`JobRequest::ReadResults`), which holds the log reader; the page reads a file that is
-/// not a log itself (`utf8_text`), so a large results file does not travel back to it in one message.
+/// not a log itself (`web::files::file_text`, through `utf8_text`), so a large results file does not travel back to it in one message.
 pub fn results_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
     if looks_like_inspect_log(&bytes) {
         return read_inspect_log(&bytes, name, None).map(|json| json.to_string()).map_err(|e| e.to_string());

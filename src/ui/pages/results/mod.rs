@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::app::results::charts::{accuracy_chart, first_break_chart, mean_chart};
 use crate::app::evaluate::partial_run::{unfinished_note, RunState};
 use crate::app::jobs::JobRequest;
-use crate::app::results::data::{utf8_text, Opening, ResultsData, Step};
+use crate::app::results::data::{Opening, ResultsData, Step};
 use crate::app::results::metrics_tables::{metrics_tables, MetricsTable};
 use crate::app::results::transcript::heat_map;
 use crate::engine::dataset::site::{SiteIndex, INDEX_PATH};
@@ -23,7 +23,7 @@ use crate::engine::results::{epoch_report, looks_like_inspect_log, INSPECT_HEAD_
 use crate::ui::common::ErrorView;
 use crate::ui::state::{AppState, SiteStatus};
 use crate::web::download::download_text;
-use crate::web::files::{drags_files, dropped_file, fetch_text, file_bytes, file_head, picked_file};
+use crate::web::files::{drags_files, dropped_file, fetch_text, file_head, file_text, picked_file};
 use crate::web::link_param;
 use crate::web::worker::ask_file;
 
@@ -193,10 +193,7 @@ pub fn ResultsPage() -> impl IntoView {
                             let request = JobRequest::ReadResults { name: name.clone(), bytes: Vec::new() };
                             ask_file(request, Some(file.into())).await.map(|text| (name, text))
                         }
-                        Ok(_) => match file_bytes(&file).await {
-                            Ok(bytes) => utf8_text(&name, bytes).map(|text| (name, text)),
-                            Err(e) => Err(e),
-                        },
+                        Ok(_) => file_text(&file).await.map(|text| (name, text)),
                         Err(e) => Err(e),
                     }
                 }
